@@ -1,0 +1,181 @@
+"""A cluster as the engine receives it: every object of a snapshot, parsed.
+
+Pods with ``spec.nodeName`` are running; the others wait to be scheduled.
+Kinds the engine does not model yet are kept as plain dicts in ``objects``
+(by kind) so plugins that arrive later can read them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .documents import object_ref, read_objects
+from .errors import InputError
+from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
+from .objects.selectors import SelectorError
+
+__all__ = ["ClusterState", "PodDisruptionBudget", "build_cluster", "load_cluster"]
+
+# Kinds the snapshot contract names; anything else is kept but unused.
+KNOWN_KINDS = frozenset(
+    {
+        "Node",
+        "Pod",
+        "PriorityClass",
+        "PodDisruptionBudget",
+        "Namespace",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+        "ResourceSlice",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "DeviceClass",
+        "PodGroup",
+        "NodeResourceTopology",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PodDisruptionBudget:
+    namespace: str
+    name: str
+    selector: LabelSelector
+    disruptions_allowed: int
+    # pods the disruption controller already counts as being evicted
+    disrupted_pods: frozenset[str]
+    raw: Mapping[str, Any]
+
+    def matches(self, pod: Pod) -> bool:
+        # an empty selector matches nothing for policy/v1 in the scheduler's use
+        return (
+            pod.namespace == self.namespace
+            and not self.selector.empty
+            and self.selector.matches(pod.labels)
+        )
+
+
+@dataclass(slots=True)
+class ClusterState:
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    priority_classes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    # namespace → labels
+    namespaces: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    # every other object, by kind (PersistentVolume, ResourceSlice, ...)
+    objects: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
+    source: str | None = None
+
+    @property
+    def running_pods(self) -> list[Pod]:
+        return [p for p in self.pods if p.node_name]
+
+    @property
+    def pending_pods(self) -> list[Pod]:
+        return [p for p in self.pods if not p.node_name]
+
+    def of_kind(self, kind: str) -> list[Mapping[str, Any]]:
+        return self.objects.get(kind, [])
+
+
+def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    ref = object_ref(dict(obj))
+    try:
+        sel_raw = spec.get("selector")
+        selector = parse_label_selector(sel_raw if sel_raw is not None else {}, "spec.selector")
+    except SelectorError as exc:
+        raise InputError(
+            str(exc).split(": ", 1)[-1], file=source, obj=ref, field=exc.field
+        ) from None
+    try:
+        allowed = int(status.get("disruptionsAllowed") or 0)
+    except (TypeError, ValueError):
+        raise InputError(
+            "must be an integer", file=source, obj=ref, field="status.disruptionsAllowed"
+        ) from None
+    return PodDisruptionBudget(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta.get("name") or ""),
+        selector=selector,
+        disruptions_allowed=allowed,
+        disrupted_pods=frozenset((status.get("disruptedPods") or {}).keys()),
+        raw=obj,
+    )
+
+
+def build_cluster(
+    objects: Iterable[Mapping[str, Any]], *, source: str | None = None
+) -> ClusterState:
+    """Parse objects (any order) into a :class:`ClusterState`.
+
+    Raises :class:`InputError` naming the object and field of the first bad one.
+    """
+    objs = list(objects)
+    cluster = ClusterState(source=source)
+    for o in objs:
+        if not isinstance(o, Mapping):
+            raise InputError("expected a Kubernetes object (a mapping)", file=source)
+        if not o.get("kind"):
+            raise InputError("is required", file=source, obj=object_ref(dict(o)), field="kind")
+        if o["kind"] == "PriorityClass":
+            name = (o.get("metadata") or {}).get("name")
+            if not name:
+                raise InputError(
+                    "is required", file=source, obj="PriorityClass", field="metadata.name"
+                )
+            if not isinstance(o.get("value"), int):
+                raise InputError(
+                    "must be an integer", file=source, obj=object_ref(dict(o)), field="value"
+                )
+            cluster.priority_classes[str(name)] = o
+    seen_pods: set[str] = set()
+    seen_nodes: set[str] = set()
+    for o in objs:
+        kind = o["kind"]
+        if kind == "Node":
+            node = parse_node(o, source=source)
+            if node.name in seen_nodes:
+                raise InputError(
+                    "duplicate object", file=source, obj=f"Node {node.name}", field="metadata.name"
+                )
+            seen_nodes.add(node.name)
+            cluster.nodes.append(node)
+        elif kind == "Pod":
+            pod = parse_pod(o, cluster.priority_classes, source=source)
+            if pod.key in seen_pods:
+                raise InputError(
+                    "duplicate object", file=source, obj=f"Pod {pod.key}", field="metadata.name"
+                )
+            seen_pods.add(pod.key)
+            # finished pods hold no resources and are never scheduled
+            if pod.phase in ("Succeeded", "Failed"):
+                continue
+            cluster.pods.append(pod)
+        elif kind == "PodDisruptionBudget":
+            cluster.pdbs.append(_pdb(o, source))
+        elif kind == "Namespace":
+            meta = o.get("metadata") or {}
+            cluster.namespaces[str(meta.get("name"))] = dict(meta.get("labels") or {})
+        elif kind != "PriorityClass":
+            cluster.objects.setdefault(kind, []).append(o)
+    # namespaces that pods use exist implicitly, with the label the API server sets
+    for ns in {p.namespace for p in cluster.pods} | set(cluster.namespaces):
+        labels = dict(cluster.namespaces.get(ns) or {})
+        labels.setdefault("kubernetes.io/metadata.name", ns)
+        cluster.namespaces[ns] = labels
+    return cluster
+
+
+def load_cluster(path: str | os.PathLike[str]) -> ClusterState:
+    """Read and parse a snapshot file or directory."""
+    return build_cluster(read_objects(path), source=str(path))

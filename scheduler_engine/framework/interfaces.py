@@ -1,0 +1,350 @@
+"""Extension points, one small protocol each (upstream ``framework/interface.go``).
+
+A plugin is a class with a ``NAME`` and the methods of the points it joins.
+Success is ``None``; see :mod:`.status`.  The runtime builds one list of
+plugins per point when a profile is built, and calls plugins only through
+those lists, recording every result at that one place.
+
+Optional fast paths: a Filter plugin may also define ``filter_batch`` and a
+Score plugin ``score_batch``; the runtime uses them (when not explaining) to
+evaluate many nodes at once.  They must agree exactly with the per-node
+methods — property tests check that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..objects import Pod
+from .cycle_state import CycleState
+from .node_info import NodeInfo
+from .status import Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster import ClusterState
+    from .snapshot import Snapshot
+
+__all__ = [
+    "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
+    "BindPlugin",
+    "FilterPlugin",
+    "Handle",
+    "NodeScore",
+    "NodeToStatus",
+    "NominatingInfo",
+    "PermitPlugin",
+    "Plugin",
+    "PluginFactory",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterExtensions",
+    "PreFilterPlugin",
+    "PreFilterResult",
+    "PreScorePlugin",
+    "QueueSortPlugin",
+    "QueuedPodInfo",
+    "ReservePlugin",
+    "ScoreExtensions",
+    "ScorePlugin",
+]
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+# -- values passed between the runtime and plugins ------------------------------
+
+
+class NodeScore:
+    """A node's score from one plugin; NormalizeScore rewrites ``score`` in place."""
+
+    __slots__ = ("name", "score")
+
+    def __init__(self, name: str, score: int) -> None:
+        self.name = name
+        self.score = score
+
+    def __repr__(self) -> str:
+        return f"NodeScore({self.name}={self.score})"
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """Nodes a PreFilter plugin narrows the search to; None means all nodes."""
+
+    node_names: frozenset[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        if other is None or other.node_names is None:
+            return self
+        if self.node_names is None:
+            return other
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass(frozen=True, slots=True)
+class NominatingInfo:
+    nominated_node_name: str
+    # "Override": set (or clear, with "") the pod's nominated node; "Noop": leave it
+    mode: str = "Override"
+
+
+@dataclass(slots=True)
+class PostFilterResult:
+    nominating_info: NominatingInfo | None = None
+    # beyond upstream: what preemption decided, for explanations
+    victims: list[Pod] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class NodeToStatus:
+    """Statuses of rejected nodes, plus one status for every node not listed.
+
+    Upstream's ``NodeToStatusMap``: nodes that PreFilter excluded are absent and
+    share ``absent`` (UnschedulableAndUnresolvable by default).
+    """
+
+    __slots__ = ("absent", "statuses")
+
+    def __init__(
+        self, statuses: dict[str, Status] | None = None, absent: Status | None = None
+    ) -> None:
+        self.statuses: dict[str, Status] = statuses if statuses is not None else {}
+        self.absent: Status = absent if absent is not None else Status.unresolvable()
+
+    def get(self, name: str) -> Status:
+        return self.statuses.get(name, self.absent)
+
+    def set(self, name: str, status: Status) -> None:
+        self.statuses[name] = status
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+    def nodes_for_status_code(self, snapshot: Snapshot, code: int) -> list[NodeInfo]:
+        """Node infos whose status (explicit or absent) has ``code``."""
+        return [ni for ni in snapshot.node_info_list if self.get(ni.name).code == code]
+
+
+class QueuedPodInfo:
+    """A pod in the scheduling queue."""
+
+    __slots__ = (
+        "attempts",
+        "gated",
+        "initial_attempt_ts",
+        "pod",
+        "timestamp",
+        "unschedulable_plugins",
+    )
+
+    def __init__(self, pod: Pod, timestamp: float) -> None:
+        self.pod = pod
+        # when the pod was (re)added to the queue; PrioritySort's tie-break
+        self.timestamp = timestamp
+        self.initial_attempt_ts: float | None = None
+        self.attempts = 0
+        self.gated = False
+        self.unschedulable_plugins: set[str] = set()
+
+
+# -- what plugins can reach -----------------------------------------------------
+
+
+class Handle(Protocol):
+    """Given to every plugin factory (upstream ``framework.Handle``)."""
+
+    @property
+    def cluster(self) -> ClusterState:
+        """Every object of the snapshot (PDBs, PriorityClasses, namespaces, volumes, DRA)."""
+        ...
+
+    def snapshot(self) -> Snapshot:
+        """Node infos of the current cycle."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        """Pods nominated to ``node_name`` by earlier preemptions (not yet bound)."""
+        ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """Filters for ``pod`` on ``node_info``, counting higher-or-equal priority nominated pods."""
+        ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    @property
+    def rng(self) -> Any:
+        """The run's seeded ``random.Random``."""
+        ...
+
+    def now(self) -> float:
+        """The run's clock (seconds since the epoch)."""
+        ...
+
+    @property
+    def parallelism(self) -> int: ...
+
+
+PluginFactory = Callable[[Mapping[str, Any], Handle], "Plugin"]
+
+
+# -- the extension points -------------------------------------------------------
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    NAME: str
+
+
+@runtime_checkable
+class QueueSortPlugin(Plugin, Protocol):
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Plugin, Protocol):
+    def pre_enqueue(self, pod: Pod) -> Status | None: ...
+
+
+class PreFilterExtensions(Protocol):
+    """Keep PreFilter state right when preemption adds or removes pods."""
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None: ...
+
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]: ...
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None: ...
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+    # optional:
+    # def filter_batch(self, state, pod, nodes: Sequence[NodeInfo]) -> np.ndarray  (bool, True = passes)
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None: ...
+
+
+class ScoreExtensions(Protocol):
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """The raw score, or a Status for an error."""
+        ...
+
+    def score_extensions(self) -> ScoreExtensions | None: ...
+
+    # optional:
+    # def score_batch(self, state, pod, nodes: Sequence[NodeInfo]) -> np.ndarray  (int64 raw scores)
+
+
+@runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        """(status, timeout in seconds); a WAIT status holds the pod up to the timeout."""
+        ...
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+# extension point name (as in the configuration) → protocol
+POINT_PROTOCOLS: dict[str, type] = {
+    "preEnqueue": PreEnqueuePlugin,
+    "queueSort": QueueSortPlugin,
+    "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin,
+    "postFilter": PostFilterPlugin,
+    "preScore": PreScorePlugin,
+    "score": ScorePlugin,
+    "reserve": ReservePlugin,
+    "permit": PermitPlugin,
+    "preBind": PreBindPlugin,
+    "bind": BindPlugin,
+    "postBind": PostBindPlugin,
+}
+
+
+def implemented_points(plugin_cls: type) -> frozenset[str]:
+    """Extension points a plugin class implements (by its methods)."""
+    methods = {
+        "preEnqueue": "pre_enqueue",
+        "queueSort": "less",
+        "preFilter": "pre_filter",
+        "filter": "filter",
+        "postFilter": "post_filter",
+        "preScore": "pre_score",
+        "score": "score",
+        "reserve": "reserve",
+        "permit": "permit",
+        "preBind": "pre_bind",
+        "bind": "bind",
+        "postBind": "post_bind",
+    }
+    return frozenset(p for p, m in methods.items() if callable(getattr(plugin_cls, m, None)))

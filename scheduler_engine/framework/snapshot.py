@@ -1,0 +1,106 @@
+"""The node infos one scheduling cycle sees (upstream ``cache.Snapshot``).
+
+Nodes are listed in the order of upstream's node tree: zones in the order
+they first appear, nodes taken round-robin across zones.  That order decides
+which nodes are looked at first when ``percentageOfNodesToScore`` cuts the
+search short.
+
+Every change to a node's pods goes through :meth:`Snapshot.add_pod` or
+:meth:`Snapshot.remove_pod`, which tell the registered listeners (vectorised
+tables keep their rows in step that way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ..objects import Node, Pod, normalized_image_name
+from .node_info import ImageStateSummary, NodeInfo
+
+__all__ = ["Snapshot", "node_tree_order"]
+
+
+def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
+    zones: dict[str, list[Node]] = {}
+    for n in nodes:
+        zones.setdefault(n.zone_key, []).append(n)
+    out: list[Node] = []
+    lists = list(zones.values())
+    i = 0
+    while len(out) < sum(len(z) for z in lists):
+        for z in lists:
+            if i < len(z):
+                out.append(z[i])
+        i += 1
+    return out
+
+
+class Snapshot:
+    def __init__(
+        self,
+        nodes: Iterable[Node],
+        pods: Iterable[Pod] = (),
+        namespaces: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        ordered = node_tree_order(nodes)
+        self.node_info_list: list[NodeInfo] = [NodeInfo(n, i) for i, n in enumerate(ordered)]
+        self._by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_info_list}
+        # namespace name → its labels (for namespaceSelector in affinity terms)
+        self.namespace_labels: dict[str, Mapping[str, str]] = dict(namespaces or {})
+        self.listeners: list[Callable[[NodeInfo], None]] = []
+        # pods bound to nodes absent from the snapshot are ignored, as upstream's cache does
+        for p in pods:
+            ni = self._by_name.get(p.node_name)
+            if ni is not None:
+                ni.add_pod(p)
+        self._compute_image_states()
+        # vectorised views keyed by their owner (see NodeTable.of)
+        self.extensions: dict[str, Any] = {}
+
+    def _compute_image_states(self) -> None:
+        counts: dict[str, int] = {}
+        sizes: list[dict[str, int]] = []
+        for ni in self.node_info_list:
+            per_node: dict[str, int] = {}
+            for img in ni.node.images:
+                for name in img.names:
+                    per_node[normalized_image_name(name)] = img.size
+            sizes.append(per_node)
+            for name in per_node:
+                counts[name] = counts.get(name, 0) + 1
+        for ni, per_node in zip(self.node_info_list, sizes, strict=True):
+            ni.image_states = {n: ImageStateSummary(s, counts[n]) for n, s in per_node.items()}
+
+    # -- lookups -------------------------------------------------------------
+    def get(self, name: str) -> NodeInfo | None:
+        return self._by_name.get(name)
+
+    def __len__(self) -> int:
+        return len(self.node_info_list)
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self.node_info_list if ni.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self.node_info_list if ni.pods_with_required_anti_affinity]
+
+    def all_pods(self) -> Iterable[Pod]:
+        for ni in self.node_info_list:
+            yield from ni.pods
+
+    # -- changes -------------------------------------------------------------
+    def add_pod(self, pod: Pod, node_name: str) -> NodeInfo:
+        ni = self._by_name[node_name]
+        ni.add_pod(pod)
+        for cb in self.listeners:
+            cb(ni)
+        return ni
+
+    def remove_pod(self, pod: Pod, node_name: str) -> bool:
+        ni = self._by_name.get(node_name)
+        if ni is None or not ni.remove_pod(pod):
+            return False
+        for cb in self.listeners:
+            cb(ni)
+        return True
