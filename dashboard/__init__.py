@@ -1,0 +1,1 @@
+"""The Django app: mirrored cluster state, the mirror, websocket consumers, pages."""

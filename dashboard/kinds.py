@@ -1,0 +1,328 @@
+"""The mirrored kinds: how each maps to a model, an API list call and columns.
+
+This table is the one place that knows the Kubernetes object shapes; the
+mirror, snapshot import/export and broadcasts all go through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from . import models
+from .quantity import is_gpu_resource, to_int, to_milli
+
+__all__ = ["KINDS", "KINDS_BY_KIND", "KindSpec", "MalformedObject", "object_key", "to_row"]
+
+Obj = dict[str, Any]
+
+
+class MalformedObject(ValueError):
+    """An object the mirror cannot store; the message names the object and field."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    key: str  # plural, used in group names, URLs and logs ("pods")
+    kind: str  # "Pod"
+    api_version: str  # "v1", "policy/v1", ...
+    namespaced: bool
+    model: type[models.KubeObject]
+    columns: Callable[[Obj], dict[str, Any]]
+    # Extra columns in delta payloads sent to websocket clients.
+    delta_fields: tuple[str, ...] = ()
+    field_selector: str = ""
+
+
+def _ref(obj: Obj) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    kind = obj.get("kind") or "object"
+    ns, name = meta.get("namespace"), meta.get("name") or "<unnamed>"
+    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
+
+
+def _dict(obj: Obj, where: str, value: Any) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MalformedObject(f"{_ref(obj)}: {where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _list(obj: Obj, where: str, value: Any) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedObject(f"{_ref(obj)}: {where} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_datetime(value)
+    except ValueError:
+        return None
+
+
+def _quantity(obj: Obj, where: str, value: Any, convert: Callable[[Any], int]) -> int:
+    try:
+        return convert(value)
+    except ValueError as exc:
+        raise MalformedObject(f"{_ref(obj)}: {where}: {exc}") from None
+
+
+def object_key(spec: KindSpec, obj: Obj) -> tuple[str, str]:
+    """(namespace, name), validated; raises MalformedObject."""
+    if not isinstance(obj, dict):
+        raise MalformedObject(f"{spec.kind}: expected a mapping, got {type(obj).__name__}")
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        raise MalformedObject(f"{_ref(obj)}: metadata must be a mapping")
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise MalformedObject(f"{_ref(obj)}: metadata.name is missing")
+    ns = meta.get("namespace") or ""
+    if not isinstance(ns, str):
+        raise MalformedObject(f"{_ref(obj)}: metadata.namespace must be a string")
+    if spec.namespaced and not ns:
+        raise MalformedObject(f"{_ref(obj)}: metadata.namespace is missing")
+    return (ns if spec.namespaced else ""), name
+
+
+def _namespace_columns(obj: Obj) -> dict[str, Any]:
+    status = _dict(obj, "status", obj.get("status"))
+    return {"phase": str(status.get("phase") or "")}
+
+
+def _node_columns(obj: Obj) -> dict[str, Any]:
+    spec = _dict(obj, "spec", obj.get("spec"))
+    status = _dict(obj, "status", obj.get("status"))
+    capacity = _dict(obj, "status.capacity", status.get("capacity"))
+    allocatable = _dict(obj, "status.allocatable", status.get("allocatable"))
+    gpu_names = sorted(n for n in {*capacity, *allocatable} if is_gpu_resource(n))
+    ready = False
+    for cond in _list(obj, "status.conditions", status.get("conditions")):
+        if isinstance(cond, dict) and cond.get("type") == "Ready":
+            ready = cond.get("status") == "True"
+    return {
+        "ready": ready,
+        "unschedulable": bool(spec.get("unschedulable")),
+        "cpu_allocatable_milli": _quantity(
+            obj, "status.allocatable.cpu", allocatable.get("cpu", 0), to_milli
+        ),
+        "memory_allocatable_bytes": _quantity(
+            obj, "status.allocatable.memory", allocatable.get("memory", 0), to_int
+        ),
+        "gpu_capacity": sum(
+            _quantity(obj, f"status.capacity[{n}]", capacity.get(n, 0), to_int) for n in gpu_names
+        ),
+        "gpu_allocatable": sum(
+            _quantity(obj, f"status.allocatable[{n}]", allocatable.get(n, 0), to_int)
+            for n in gpu_names
+        ),
+        "gpu_resources": gpu_names,
+    }
+
+
+def _container_requests(obj: Obj, where: str, containers: list) -> list[dict[str, Any]]:
+    out = []
+    for i, c in enumerate(containers):
+        c = _dict(obj, f"{where}[{i}]", c)
+        res = _dict(obj, f"{where}[{i}].resources", c.get("resources"))
+        requests = dict(_dict(obj, f"{where}[{i}].resources.limits", res.get("limits")))
+        # Requests default to limits when only limits are set (as the API server does).
+        requests.update(_dict(obj, f"{where}[{i}].resources.requests", res.get("requests")))
+        out.append(
+            {"where": f"{where}[{i}]", "requests": requests, "restart": c.get("restartPolicy")}
+        )
+    return out
+
+
+def _pod_requests(obj: Obj, spec: dict) -> tuple[int, int, int]:
+    """Effective (cpu milli, memory bytes, gpus): max(sum of containers, each init container)."""
+
+    def amounts(entry: dict[str, Any]) -> tuple[int, int, int]:
+        req, where = entry["requests"], entry["where"]
+        gpus = sum(
+            _quantity(obj, f"{where}.resources.requests[{n}]", v, to_int)
+            for n, v in req.items()
+            if is_gpu_resource(n)
+        )
+        cpu = _quantity(obj, f"{where}.resources.requests.cpu", req.get("cpu", 0), to_milli)
+        mem = _quantity(obj, f"{where}.resources.requests.memory", req.get("memory", 0), to_int)
+        return cpu, mem, gpus
+
+    main = [
+        amounts(e)
+        for e in _container_requests(
+            obj, "spec.containers", _list(obj, "spec.containers", spec.get("containers"))
+        )
+    ]
+    total = [sum(x[i] for x in main) for i in range(3)]
+    sidecars = [0, 0, 0]
+    for entry in _container_requests(
+        obj, "spec.initContainers", _list(obj, "spec.initContainers", spec.get("initContainers"))
+    ):
+        a = amounts(entry)
+        if entry["restart"] == "Always":
+            # Sidecars keep running next to the app containers.
+            sidecars = [sidecars[i] + a[i] for i in range(3)]
+        else:
+            total = [max(total[i], a[i] + sidecars[i]) for i in range(3)]
+    total = [total[i] + sidecars[i] for i in range(3)]
+    overhead = _dict(obj, "spec.overhead", spec.get("overhead"))
+    total[0] += _quantity(obj, "spec.overhead.cpu", overhead.get("cpu", 0), to_milli)
+    total[1] += _quantity(obj, "spec.overhead.memory", overhead.get("memory", 0), to_int)
+    return total[0], total[1], total[2]
+
+
+def _pod_columns(obj: Obj) -> dict[str, Any]:
+    meta = obj["metadata"]
+    spec = _dict(obj, "spec", obj.get("spec"))
+    status = _dict(obj, "status", obj.get("status"))
+    phase = str(status.get("phase") or "Pending")
+    node = spec.get("nodeName") or ""
+    if not isinstance(node, str):
+        raise MalformedObject(f"{_ref(obj)}: spec.nodeName must be a string")
+    priority = spec.get("priority")
+    if priority is not None and (not isinstance(priority, int) or isinstance(priority, bool)):
+        raise MalformedObject(f"{_ref(obj)}: spec.priority must be an integer")
+    cpu, mem, gpus = _pod_requests(obj, spec)
+    waiting = phase == "Pending" and not node
+    return {
+        "phase": phase,
+        "node_name": node,
+        "scheduler_name": str(spec.get("schedulerName") or "default-scheduler"),
+        "priority": priority,
+        "priority_class_name": str(spec.get("priorityClassName") or ""),
+        "pending_since": _time(meta.get("creationTimestamp")) if waiting else None,
+        "cpu_requested_milli": cpu,
+        "memory_requested_bytes": mem,
+        "gpu_requested": gpus,
+    }
+
+
+def _pc_columns(obj: Obj) -> dict[str, Any]:
+    value = obj.get("value", 0)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise MalformedObject(f"{_ref(obj)}: value must be an integer")
+    return {
+        "value": value,
+        "global_default": bool(obj.get("globalDefault")),
+        "preemption_policy": str(obj.get("preemptionPolicy") or "PreemptLowerPriority"),
+    }
+
+
+def _pdb_columns(obj: Obj) -> dict[str, Any]:
+    spec = _dict(obj, "spec", obj.get("spec"))
+    status = _dict(obj, "status", obj.get("status"))
+    allowed = status.get("disruptionsAllowed")
+    return {
+        "min_available": "" if spec.get("minAvailable") is None else str(spec["minAvailable"]),
+        "max_unavailable": ""
+        if spec.get("maxUnavailable") is None
+        else str(spec["maxUnavailable"]),
+        "disruptions_allowed": allowed if isinstance(allowed, int) else None,
+    }
+
+
+def _event_columns(obj: Obj) -> dict[str, Any]:
+    involved = _dict(obj, "involvedObject", obj.get("involvedObject"))
+    count = obj.get("count")
+    last = (
+        obj.get("lastTimestamp") or obj.get("eventTime") or obj["metadata"].get("creationTimestamp")
+    )
+    return {
+        "reason": str(obj.get("reason") or ""),
+        "message": str(obj.get("message") or ""),
+        "involved_kind": str(involved.get("kind") or ""),
+        "involved_namespace": str(involved.get("namespace") or ""),
+        "involved_name": str(involved.get("name") or ""),
+        "count": count if isinstance(count, int) and not isinstance(count, bool) else 1,
+        "last_seen": _time(last),
+    }
+
+
+KINDS: tuple[KindSpec, ...] = (
+    KindSpec(
+        "namespaces", "Namespace", "v1", False, models.Namespace, _namespace_columns, ("phase",)
+    ),
+    KindSpec(
+        "nodes",
+        "Node",
+        "v1",
+        False,
+        models.Node,
+        _node_columns,
+        ("ready", "unschedulable", "gpu_capacity", "gpu_allocatable"),
+    ),
+    KindSpec(
+        "pods",
+        "Pod",
+        "v1",
+        True,
+        models.Pod,
+        _pod_columns,
+        ("phase", "node_name", "scheduler_name", "priority", "gpu_requested"),
+    ),
+    KindSpec(
+        "priorityclasses",
+        "PriorityClass",
+        "scheduling.k8s.io/v1",
+        False,
+        models.PriorityClass,
+        _pc_columns,
+        ("value",),
+    ),
+    KindSpec(
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        "policy/v1",
+        True,
+        models.PodDisruptionBudget,
+        _pdb_columns,
+        ("disruptions_allowed",),
+    ),
+    KindSpec(
+        "events",
+        "Event",
+        "v1",
+        True,
+        models.Event,
+        _event_columns,
+        ("reason", "involved_namespace", "involved_name", "message"),
+        field_selector="reason=FailedScheduling",
+    ),
+)
+KINDS_BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
+KINDS_BY_KEY: dict[str, KindSpec] = {k.key: k for k in KINDS}
+
+
+def to_row(spec: KindSpec, cluster_id: int, obj: Obj) -> models.KubeObject:
+    """An unsaved model row for ``obj``; raises MalformedObject naming the object."""
+    ns, name = object_key(spec, obj)
+    # List items come without kind/apiVersion; store them so exports load as-is.
+    obj.setdefault("kind", spec.kind)
+    obj.setdefault("apiVersion", spec.api_version)
+    meta = obj["metadata"]
+    try:
+        columns = spec.columns(obj)
+    except MalformedObject:
+        raise
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise MalformedObject(f"{_ref(obj)}: {type(exc).__name__}: {exc}") from None
+    return spec.model(
+        cluster_id=cluster_id,
+        namespace=ns,
+        name=name,
+        uid=str(meta.get("uid") or ""),
+        resource_version=str(meta.get("resourceVersion") or ""),
+        obj=obj,
+        **columns,
+    )

@@ -1,0 +1,7 @@
+"""The live mirror: informer threads list and watch, one writer stores in batches."""
+
+from __future__ import annotations
+
+from .runner import Mirror, MirrorOptions
+
+__all__ = ["Mirror", "MirrorOptions"]

@@ -1,0 +1,189 @@
+"""One thread per kind: list (paginated), then watch from the list's resourceVersion.
+
+Like client-go's reflector: a watch that ends cleanly is resumed from the last
+resourceVersion seen (bookmarks keep it fresh); 410 Gone, a dropped connection
+or any other error leads to a full relist, after a jittered backoff for errors.
+A relist is also forced every ``resync_seconds`` as a safety net.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..kinds import KindSpec
+from ..kube import KubeClient, KubeError, KubeGone
+from ..models import Cluster
+from . import messages
+from .backoff import Backoff
+from .health import MirrorHealth
+
+__all__ = ["Informer"]
+
+log = logging.getLogger(__name__)
+
+
+def _resource_version(obj: Any) -> str:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    rv = meta.get("resourceVersion") if isinstance(meta, dict) else None
+    return rv if isinstance(rv, str) else ""
+
+
+class Informer(threading.Thread):
+    def __init__(
+        self,
+        *,
+        cluster_name: str,
+        spec: KindSpec,
+        client_factory: Callable[[], KubeClient],
+        out: queue.Queue,
+        health: MirrorHealth,
+        stop: threading.Event,
+        page_size: int,
+        resync_seconds: float,
+        watch_timeout: int,
+        backoff: Backoff,
+    ) -> None:
+        super().__init__(name=f"informer-{cluster_name}-{spec.key}", daemon=True)
+        self.cluster_name = cluster_name
+        self.spec = spec
+        self.client_factory = client_factory
+        self.out = out
+        self.health = health
+        self.stop_event = stop
+        self.page_size = page_size
+        self.resync_seconds = resync_seconds
+        self.watch_timeout = watch_timeout
+        self.backoff = backoff
+        self.client: KubeClient | None = None
+        # Open watch responses, so stop() can close one that waits for data.
+        self.responses: list[Any] = []
+
+    def _put(self, message: object) -> None:
+        # Bounded queue: a slow database slows the list down instead of filling memory.
+        while not self.stop_event.is_set():
+            try:
+                self.out.put(message, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def close_streams(self) -> None:
+        for resp in list(self.responses):
+            # Unblocks a read waiting on a quiet stream; it may already be closed.
+            with contextlib.suppress(Exception):
+                resp.shutdown() if hasattr(resp, "shutdown") else resp.close()
+
+    def _list(self, client: KubeClient) -> str:
+        self.health.set(self.spec.key, Cluster.MirrorStatus.SYNCING)
+        self._put(messages.ListStart(self.spec))
+        token, rv, count = "", "", 0
+        while True:
+            page = client.list_page(self.spec, limit=self.page_size, continue_token=token)
+            rv = page.resource_version or rv
+            count += len(page.items)
+            self._put(messages.ListPage(self.spec, page.items))
+            token = page.continue_token
+            if not token or self.stop_event.is_set():
+                break
+        if self.stop_event.is_set():
+            return rv
+        self._put(messages.ListDone(self.spec, rv))
+        self.health.synced(self.spec.key, rv)
+        log.info(
+            "%s: listed %d %s at resourceVersion %s", self.cluster_name, count, self.spec.key, rv
+        )
+        return rv
+
+    def _watch(self, client: KubeClient, rv: str, deadline: float) -> str:
+        self.health.set(self.spec.key, Cluster.MirrorStatus.WATCHING)
+        timeout = int(max(1, min(self.watch_timeout, deadline - time.monotonic())))
+        for event in client.watch(
+            self.spec, resource_version=rv, timeout_seconds=timeout, holder=self.responses
+        ):
+            if self.stop_event.is_set():
+                break
+            if event.type == "ERROR":
+                log.warning(
+                    "%s: %s: skipping bad watch line: %s",
+                    self.cluster_name,
+                    self.spec.key,
+                    event.object.get("message"),
+                )
+                continue
+            new_rv = _resource_version(event.object)
+            if event.type == "BOOKMARK":
+                rv = new_rv or rv
+                self.health.event(self.spec.key, "")
+                continue
+            self._put(messages.WatchEvent(self.spec, event.type, event.object, time.monotonic()))
+            self.health.event(self.spec.key, new_rv)
+            rv = new_rv or rv
+            self.backoff.reset()
+        return rv
+
+    def run(self) -> None:
+        rv = ""
+        deadline = 0.0
+        need_list = True
+        while not self.stop_event.is_set():
+            try:
+                if self.client is None:
+                    self.client = self.client_factory()
+                if need_list or time.monotonic() >= deadline:
+                    rv = self._list(self.client)
+                    need_list = False
+                    self.backoff.reset()
+                    # Spread resyncs of the kinds so they do not all hit the server at once.
+                    deadline = time.monotonic() + self.resync_seconds * random.uniform(0.9, 1.1)
+                    continue
+                rv = self._watch(self.client, rv, deadline)
+            except KubeGone as exc:
+                log.info("%s: %s: %s; relisting", self.cluster_name, self.spec.key, exc)
+                need_list = True
+            except KubeError as exc:
+                if self.stop_event.is_set():
+                    break
+                delay = self.backoff.next()
+                log.warning(
+                    "%s: %s: %s (%s); relisting in %.1fs",
+                    self.cluster_name,
+                    self.spec.key,
+                    exc.status,
+                    exc,
+                    delay,
+                )
+                self.health.set(self.spec.key, Cluster.MirrorStatus.ERROR, f"{exc.status}: {exc}")
+                need_list = True
+                self._drop_client()
+                self.stop_event.wait(delay)
+            except Exception:
+                if self.stop_event.is_set():
+                    break
+                delay = self.backoff.next()
+                log.exception(
+                    "%s: %s: unexpected error; relisting in %.1fs",
+                    self.cluster_name,
+                    self.spec.key,
+                    delay,
+                )
+                self.health.set(
+                    self.spec.key, Cluster.MirrorStatus.ERROR, "internal error (see log)"
+                )
+                need_list = True
+                self._drop_client()
+                self.stop_event.wait(delay)
+        self._drop_client()
+
+    def _drop_client(self) -> None:
+        # A fresh client re-reads the kubeconfig: rotated credentials are picked up.
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close()
+            self.client = None

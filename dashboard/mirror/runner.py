@@ -1,0 +1,131 @@
+"""A running mirror of one cluster: an informer thread per kind and one writer."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from ..kinds import KINDS
+from ..kube import KubeClient
+from ..models import Cluster
+from ..services.clusters import kube_source
+from .backoff import Backoff
+from .health import MirrorHealth
+from .informer import Informer
+from .writer import Writer
+
+__all__ = ["Mirror", "MirrorOptions"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class MirrorOptions:
+    page_size: int = 500
+    resync_seconds: float = 600.0
+    watch_timeout: int = 300
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    batch_seconds: float = 0.05
+    queue_size: int = 64
+
+    @classmethod
+    def from_settings(cls) -> MirrorOptions:
+        return cls(
+            page_size=settings.MIRROR_PAGE_SIZE,
+            resync_seconds=settings.MIRROR_RESYNC_SECONDS,
+            watch_timeout=settings.MIRROR_WATCH_TIMEOUT,
+            backoff_base=settings.MIRROR_BACKOFF_BASE,
+            backoff_max=settings.MIRROR_BACKOFF_MAX,
+            batch_seconds=settings.MIRROR_BATCH_SECONDS,
+        )
+
+
+class Mirror:
+    """Keeps a live cluster's rows in step with its API server until stopped.
+
+    ``start()`` returns at once; ``stop()`` ends every thread (closing open
+    watch streams) and records the cluster as stopped.
+    """
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        *,
+        options: MirrorOptions | None = None,
+        client_factory: Callable[[], KubeClient] | None = None,
+    ) -> None:
+        if not cluster.is_live:
+            raise ValueError(f"cluster {cluster.name} is an imported snapshot, not a live source")
+        self.cluster = cluster
+        self.options = options or MirrorOptions.from_settings()
+        source = kube_source(cluster)
+        self.client_factory = client_factory or (lambda: KubeClient.from_source(source))
+        self.stop_event = threading.Event()
+        self.health = MirrorHealth([k.key for k in KINDS])
+        self.queue: queue.Queue = queue.Queue(maxsize=self.options.queue_size)
+        o = self.options
+        self.writer = Writer(
+            cluster_id=cluster.pk,
+            cluster_name=cluster.name,
+            inbox=self.queue,
+            health=self.health,
+            stop=self.stop_event,
+            batch_seconds=o.batch_seconds,
+            backoff=Backoff(o.backoff_base, o.backoff_max),
+        )
+        self.informers = [
+            Informer(
+                cluster_name=cluster.name,
+                spec=spec,
+                client_factory=self.client_factory,
+                out=self.queue,
+                health=self.health,
+                stop=self.stop_event,
+                page_size=o.page_size,
+                resync_seconds=o.resync_seconds,
+                watch_timeout=o.watch_timeout,
+                backoff=Backoff(o.backoff_base, o.backoff_max),
+            )
+            for spec in KINDS
+        ]
+
+    def start(self) -> Mirror:
+        log.info(
+            "mirroring cluster %s from %s", self.cluster.name, kube_source(self.cluster).describe()
+        )
+        self.writer.save_health(
+            force=True, mirror_status=Cluster.MirrorStatus.CONNECTING, connected=False
+        )
+        self.writer.start()
+        for informer in self.informers:
+            informer.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.stop_event.set()
+        for informer in self.informers:
+            informer.close_streams()
+        for informer in self.informers:
+            informer.join(timeout)
+        self.writer.join(timeout)
+        self.writer.save_health(
+            force=True, mirror_status=Cluster.MirrorStatus.STOPPED, connected=False
+        )
+        log.info("stopped mirroring cluster %s", self.cluster.name)
+
+    def run(self, stop: threading.Event) -> None:
+        """Block until ``stop`` is set (the management command's signal handler sets it)."""
+        self.start()
+        try:
+            while not stop.wait(0.5):
+                if not self.writer.is_alive():
+                    log.error("%s: writer thread died; restarting the mirror", self.cluster.name)
+                    break
+        finally:
+            self.stop()

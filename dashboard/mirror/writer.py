@@ -1,0 +1,215 @@
+"""The single database writer of a mirror: drains the informers' queue in batches.
+
+One writer per cluster keeps writes ordered and lets a burst of watch events
+(or a list page of 500 pods) become one transaction with bulk upserts.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from datetime import UTC, datetime
+
+from django.db import DatabaseError, close_old_connections, connections
+
+from ..kinds import KINDS, KindSpec, MalformedObject, object_key, to_row
+from ..services.cluster_state import Changes, apply_changes, known_versions
+from ..services.clusters import record_health
+from . import messages
+from .backoff import Backoff
+from .health import MirrorHealth
+
+__all__ = ["Writer"]
+
+log = logging.getLogger(__name__)
+
+Key = tuple[str, str]
+MAX_BATCH_OBJECTS = 2000
+HEALTH_INTERVAL = 0.5
+
+
+def _wall(ts: float | None) -> datetime | None:
+    return datetime.fromtimestamp(ts, tz=UTC) if ts else None
+
+
+class Writer(threading.Thread):
+    def __init__(
+        self,
+        *,
+        cluster_id: int,
+        cluster_name: str,
+        inbox: queue.Queue,
+        health: MirrorHealth,
+        stop: threading.Event,
+        batch_seconds: float,
+        backoff: Backoff,
+    ) -> None:
+        super().__init__(name=f"writer-{cluster_name}", daemon=True)
+        self.cluster_id = cluster_id
+        self.cluster_name = cluster_name
+        self.inbox = inbox
+        self.health = health
+        self.stop_event = stop
+        self.batch_seconds = batch_seconds
+        self.backoff = backoff
+        self.known: dict[KindSpec, dict[Key, str]] = {}
+        self.seen: dict[KindSpec, set[Key] | None] = {}
+        self.lag: float | None = None
+        self._saved: tuple | None = None
+        self._next_health = 0.0
+        self.batches = 0  # for tests and the benchmark
+
+    # -- batching ---------------------------------------------------------
+
+    def _collect(self, first: object) -> list[object]:
+        batch, size = [first], self._size(first)
+        deadline = time.monotonic() + self.batch_seconds
+        while size < MAX_BATCH_OBJECTS:
+            remaining = deadline - time.monotonic()
+            try:
+                message = (
+                    self.inbox.get(timeout=remaining) if remaining > 0 else self.inbox.get_nowait()
+                )
+            except queue.Empty:
+                break
+            batch.append(message)
+            size += self._size(message)
+        return batch
+
+    @staticmethod
+    def _size(message: object) -> int:
+        return len(message.items) if isinstance(message, messages.ListPage) else 1
+
+    def _row(self, spec: KindSpec, obj: dict) -> object | None:
+        try:
+            return to_row(spec, self.cluster_id, obj)
+        except MalformedObject as exc:
+            log.warning("%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc)
+            return None
+
+    def _changes(self, batch: list[object]) -> tuple[Changes, float | None]:
+        changes = Changes()
+        oldest: float | None = None
+        for m in batch:
+            spec = m.spec  # type: ignore[attr-defined]
+            known = self.known[spec]
+            if isinstance(m, messages.ListStart):
+                self.seen[spec] = set()
+            elif isinstance(m, messages.ListPage):
+                seen = self.seen.setdefault(spec, set())
+                if seen is None:
+                    seen = self.seen[spec] = set()
+                for obj in m.items:
+                    try:
+                        key = object_key(spec, obj)
+                    except MalformedObject as exc:
+                        log.warning(
+                            "%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc
+                        )
+                        continue
+                    # Seen even if its body is malformed: keep the last good copy.
+                    seen.add(key)
+                    rv = obj["metadata"].get("resourceVersion")
+                    if rv and known.get(key) == rv:
+                        continue  # unchanged since we stored it: a relist costs no write
+                    row = self._row(spec, obj)
+                    if row is not None:
+                        changes.upsert(spec, row)
+            elif isinstance(m, messages.ListDone):
+                seen = self.seen.get(spec) or set()
+                for key in known.keys() - seen:
+                    changes.delete(spec, key)
+                self.seen[spec] = None
+            elif isinstance(m, messages.WatchEvent):
+                oldest = m.received if oldest is None else min(oldest, m.received)
+                if m.type == "DELETED":
+                    try:
+                        changes.delete(spec, object_key(spec, m.obj))
+                    except MalformedObject as exc:
+                        log.warning(
+                            "%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc
+                        )
+                elif m.type in ("ADDED", "MODIFIED"):
+                    row = self._row(spec, m.obj)
+                    if row is not None:
+                        changes.upsert(spec, row)
+                else:
+                    log.warning(
+                        "%s: %s: unknown watch event type %r", self.cluster_name, spec.key, m.type
+                    )
+        return changes, oldest
+
+    def _write(self, changes: Changes) -> bool:
+        while True:
+            try:
+                apply_changes(self.cluster_id, changes)
+                self.backoff.reset()
+                break
+            except DatabaseError as exc:
+                delay = self.backoff.next()
+                log.error(
+                    "%s: database write failed (%s); retrying in %.1fs",
+                    self.cluster_name,
+                    exc,
+                    delay,
+                )
+                close_old_connections()
+                if self.stop_event.wait(delay):
+                    return False
+        for spec, rows in changes.upserts.items():
+            known = self.known[spec]
+            for key, row in rows.items():
+                known[key] = row.resource_version
+        for spec, keys in changes.deletes.items():
+            known = self.known[spec]
+            for key in keys:
+                known.pop(key, None)
+        return True
+
+    # -- health -----------------------------------------------------------
+
+    def save_health(self, force: bool = False, **extra: object) -> None:
+        now = time.monotonic()
+        if not force and now < self._next_health:
+            return
+        self._next_health = now + HEALTH_INTERVAL
+        fields = self.health.summary()
+        fields["last_event_at"] = _wall(self.health.last_event_wall)
+        fields["last_sync_at"] = _wall(self.health.last_sync_wall)
+        fields["lag_seconds"] = self.lag
+        if fields["last_error"]:
+            fields["last_error_at"] = _wall(self.health.last_error_wall)
+        fields.update(extra)
+        snapshot = tuple(sorted((k, repr(v)) for k, v in fields.items()))
+        if snapshot == self._saved and not force:
+            return
+        try:
+            record_health(self.cluster_id, **fields)
+            self._saved = snapshot
+        except DatabaseError as exc:
+            log.error("%s: cannot record mirror health: %s", self.cluster_name, exc)
+            close_old_connections()
+
+    # -- loop -------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            self.known = {spec: known_versions(self.cluster_id, spec) for spec in KINDS}
+            while not self.stop_event.is_set():
+                try:
+                    first = self.inbox.get(timeout=0.2)
+                except queue.Empty:
+                    self.save_health()
+                    continue
+                batch = self._collect(first)
+                changes, oldest = self._changes(batch)
+                if len(changes) and not self._write(changes):
+                    break
+                if oldest is not None:
+                    self.lag = time.monotonic() - oldest
+                self.batches += 1
+                self.save_health()
+        finally:
+            connections.close_all()  # this thread's connections only

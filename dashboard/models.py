@@ -1,0 +1,163 @@
+"""Mirrored cluster state.
+
+Each Kubernetes object is stored whole in ``obj`` (exactly what the API
+returned, with ``kind``/``apiVersion`` filled in) plus the columns that pages
+and the API filter on. Columns are derived from ``obj`` by
+``dashboard.objects`` so there is one place that knows the API's shape.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Cluster(models.Model):
+    class Source(models.TextChoices):
+        KUBECONFIG = "kubeconfig", "kubeconfig"
+        IN_CLUSTER = "in-cluster", "in-cluster"
+        SNAPSHOT = "snapshot", "imported snapshot"
+
+    class MirrorStatus(models.TextChoices):
+        IDLE = "idle", "idle"
+        CONNECTING = "connecting", "connecting"
+        SYNCING = "syncing", "syncing"
+        WATCHING = "watching", "watching"
+        ERROR = "error", "error"
+        STOPPED = "stopped", "stopped"
+
+    name = models.SlugField(max_length=100, unique=True)
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.SNAPSHOT)
+    kubeconfig_path = models.CharField(max_length=500, blank=True)
+    kube_context = models.CharField(max_length=200, blank=True)
+    snapshot_path = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    # Mirror health, written by the mirror process and read by pages.
+    mirror_status = models.CharField(
+        max_length=20, choices=MirrorStatus.choices, default=MirrorStatus.IDLE
+    )
+    connected = models.BooleanField(default=False)
+    last_event_at = models.DateTimeField(null=True, blank=True)
+    last_sync_at = models.DateTimeField(null=True, blank=True)
+    lag_seconds = models.FloatField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+    resource_versions = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_live(self) -> bool:
+        return self.source != self.Source.SNAPSHOT
+
+
+class KubeObject(models.Model):
+    """Columns every mirrored kind has; cluster-scoped kinds keep namespace ''."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="+")
+    namespace = models.CharField(max_length=253, blank=True, default="")
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=64, blank=True, db_index=True)
+    resource_version = models.CharField(max_length=64, blank=True)
+    obj = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["namespace", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+class Namespace(KubeObject):
+    phase = models.CharField(max_length=32, blank=True)
+
+    class Meta(KubeObject.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="ns_unique")
+        ]
+
+
+class Node(KubeObject):
+    ready = models.BooleanField(default=False)
+    unschedulable = models.BooleanField(default=False)
+    cpu_allocatable_milli = models.BigIntegerField(default=0)
+    memory_allocatable_bytes = models.BigIntegerField(default=0)
+    gpu_capacity = models.IntegerField(default=0, db_index=True)
+    gpu_allocatable = models.IntegerField(default=0)
+    # The GPU resource names the node offers, e.g. ["nvidia.com/gpu"].
+    gpu_resources = models.JSONField(default=list, blank=True)
+
+    class Meta(KubeObject.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="node_unique")
+        ]
+
+
+class Pod(KubeObject):
+    phase = models.CharField(max_length=32, blank=True, db_index=True)
+    node_name = models.CharField(max_length=253, blank=True, db_index=True)
+    scheduler_name = models.CharField(max_length=253, blank=True, db_index=True)
+    priority = models.IntegerField(null=True, blank=True)
+    priority_class_name = models.CharField(max_length=253, blank=True)
+    # Set while the pod waits for a node: when it was created.
+    pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
+    cpu_requested_milli = models.BigIntegerField(default=0)
+    memory_requested_bytes = models.BigIntegerField(default=0)
+    gpu_requested = models.IntegerField(default=0, db_index=True)
+
+    class Meta(KubeObject.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="pod_unique")
+        ]
+        indexes = [models.Index(fields=["cluster", "node_name"], name="pod_cluster_node")]
+
+
+class PriorityClass(KubeObject):
+    value = models.IntegerField(default=0)
+    global_default = models.BooleanField(default=False)
+    preemption_policy = models.CharField(max_length=64, blank=True)
+
+    class Meta(KubeObject.Meta):
+        verbose_name_plural = "priority classes"
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="pc_unique")
+        ]
+
+
+class PodDisruptionBudget(KubeObject):
+    min_available = models.CharField(max_length=32, blank=True)
+    max_unavailable = models.CharField(max_length=32, blank=True)
+    disruptions_allowed = models.IntegerField(null=True, blank=True)
+
+    class Meta(KubeObject.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="pdb_unique")
+        ]
+
+
+class Event(KubeObject):
+    """``FailedScheduling`` events only: the scheduler's own explanation of a Pending pod."""
+
+    reason = models.CharField(max_length=128, blank=True)
+    message = models.TextField(blank=True)
+    involved_kind = models.CharField(max_length=64, blank=True)
+    involved_namespace = models.CharField(max_length=253, blank=True)
+    involved_name = models.CharField(max_length=253, blank=True)
+    count = models.IntegerField(default=1)
+    last_seen = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta(KubeObject.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="event_unique")
+        ]
+        indexes = [
+            models.Index(
+                fields=["cluster", "involved_namespace", "involved_name"], name="event_involved"
+            )
+        ]

@@ -1,0 +1,1 @@
+"""Writes: every change to stored state goes through a function here."""

@@ -1,0 +1,23 @@
+"""Celery tasks: primitive arguments, idempotent, one service call each."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from .models import Cluster
+from .services.snapshots import import_snapshot
+
+
+@shared_task
+def import_snapshot_task(path: str, cluster_name: str) -> dict[str, int]:
+    """Load a snapshot into a cluster (replaces its state, so re-running is harmless)."""
+    return import_snapshot(path, cluster_name).counts
+
+
+@shared_task
+def cluster_object_count(cluster_name: str) -> int:
+    """Tiny read used to check that a worker reaches the database."""
+    from .kinds import KINDS
+
+    cluster = Cluster.objects.get(name=cluster_name)
+    return sum(spec.model.objects.filter(cluster=cluster).count() for spec in KINDS)

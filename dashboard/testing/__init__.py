@@ -1,0 +1,1 @@
+"""Test doubles that speak real protocols (used by the test-suite and the benchmark)."""

@@ -1,0 +1,145 @@
+"""Settings shared by every environment; deployment values come from the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from .env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+# Runtime files of the one-machine setup (SQLite, the bundled Redis socket).
+VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR", str(BASE_DIR / "var")))
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-dev-key-change-me")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "schedlab.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "schedlab.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def database_from_env(default_url: str) -> dict:
+    """``DATABASE_URL`` (dj-database-url syntax) or the environment's default."""
+    config = dj_database_url.parse(env_str("DATABASE_URL", default_url), conn_max_age=60)
+    return config
+
+
+DATABASES = {"default": database_from_env(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+}
+SPECTACULAR_SETTINGS = {"TITLE": "Schedlab API", "VERSION": "0.1.0"}
+
+# Redis serves both the Celery broker and the channel layer. Empty means "no
+# Redis": dev then falls back to an in-process layer and eager tasks.
+REDIS_URL = env_str("REDIS_URL", "")
+
+
+def redis_channel_layer(url: str, prefix: str = "schedlab") -> dict:
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [url], "prefix": prefix, "capacity": 1000, "expiry": 30},
+    }
+
+
+CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)} if REDIS_URL else {}
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", REDIS_URL)
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Default live source for `manage.py mirror` when a cluster names none.
+KUBECONFIG = env_str("KUBECONFIG", "")
+KUBE_CONTEXT = env_str("KUBE_CONTEXT", "")
+
+# Mirror tuning (see dashboard/mirror): page size of lists, seconds between
+# full resyncs, backoff bounds, and how long a write batch may collect events.
+MIRROR_PAGE_SIZE = env_int("MIRROR_PAGE_SIZE", 500)
+MIRROR_RESYNC_SECONDS = env_float("MIRROR_RESYNC_SECONDS", 600.0)
+MIRROR_BACKOFF_BASE = env_float("MIRROR_BACKOFF_BASE", 0.5)
+MIRROR_BACKOFF_MAX = env_float("MIRROR_BACKOFF_MAX", 30.0)
+MIRROR_BATCH_SECONDS = env_float("MIRROR_BATCH_SECONDS", 0.05)
+MIRROR_WATCH_TIMEOUT = env_int("MIRROR_WATCH_TIMEOUT", 300)
+
+# A demo snapshot shipped by the engine; loaded by `make run`.
+DEMO_SNAPSHOT = env_str(
+    "SCHEDLAB_DEMO_SNAPSHOT", str(BASE_DIR / "scheduler_engine" / "demo" / "gpu-cluster.yaml")
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"daphne": {"level": "WARNING"}, "django.channels.server": {"level": "WARNING"}},
+}

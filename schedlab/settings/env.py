@@ -1,0 +1,62 @@
+"""Small typed readers for settings that come from the environment.
+
+Each helper names the variable in its error, so a bad deployment says which
+variable to fix instead of failing later with a confusing type error.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["ImproperEnv", "env_bool", "env_float", "env_int", "env_list", "env_str"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class ImproperEnv(ValueError):
+    """An environment variable is set to a value of the wrong shape."""
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperEnv(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperEnv(f"{name}={raw!r}: expected an integer") from None
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperEnv(f"{name}={raw!r}: expected a number") from None
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    """Comma-separated values; blanks dropped."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default or [])
+    return [part.strip() for part in raw.split(",") if part.strip()]

@@ -1,0 +1,33 @@
+"""The test-suite: real PostgreSQL and Redis on 127.0.0.1 (make test starts them)."""
+
+from __future__ import annotations
+
+import os
+
+from .base import *  # noqa: F403
+from .base import database_from_env, redis_channel_layer
+from .env import env_str
+
+DEBUG = False
+SECRET_KEY = "test-only-secret"
+ALLOWED_HOSTS = ["*"]
+
+DATABASES = {"default": database_from_env("postgres://postgres@127.0.0.1:5432/schedlab")}
+# Several people (and CI) may run the suite at once on one PostgreSQL: a test
+# database per process keeps their runs from dropping each other's database.
+DATABASES["default"]["TEST"] = {"NAME": f"test_schedlab_{os.getpid()}"}
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Same reason: a prefix per process so concurrent runs never see each other's messages.
+CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL, prefix=f"schedlab-test-{os.getpid()}")}
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+MIRROR_BACKOFF_BASE = 0.05
+MIRROR_BACKOFF_MAX = 0.5
