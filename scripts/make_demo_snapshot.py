@@ -1,0 +1,495 @@
+"""Writes scheduler_engine/demo/gpu-cluster.yaml, the bundled demo cluster.
+
+A GPU training and inference cluster of a realistic shape: three zones, CPU
+nodes, tainted 8-GPU A100 and H100 pools labelled the way GPU Feature
+Discovery labels them, running workloads with priorities and PDBs, and
+pending pods that show a wide range of scheduling outcomes.  Run it again
+after changing it: ``python scripts/make_demo_snapshot.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+OUT = Path(__file__).resolve().parent.parent / "scheduler_engine" / "demo" / "gpu-cluster.yaml"
+ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
+T0 = "2026-11-20T08:00:00Z"
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+objects: list[dict[str, Any]] = []
+
+
+def ts(minute: int) -> str:
+    return f"2026-11-20T{8 + minute // 60:02d}:{minute % 60:02d}:00Z"
+
+
+def namespace(name: str, team: str) -> None:
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": name,
+                "labels": {"kubernetes.io/metadata.name": name, "team": team},
+            },
+        }
+    )
+
+
+def priority_class(name: str, value: int, description: str, never: bool = False) -> None:
+    pc: dict[str, Any] = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        "description": description,
+        "preemptionPolicy": "Never" if never else "PreemptLowerPriority",
+    }
+    objects.append(pc)
+
+
+def node(name: str, zone: str, cpu: str, memory: str, pods: int = 110, **extra: Any) -> None:
+    labels = {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "topology.kubernetes.io/region": "us-east-1",
+        "topology.kubernetes.io/zone": zone,
+        "node.kubernetes.io/instance-type": extra.pop("instance", "m6i.8xlarge"),
+        **extra.pop("labels", {}),
+    }
+    alloc = {"cpu": cpu, "memory": memory, "pods": str(pods), "ephemeral-storage": "400Gi"}
+    alloc.update(extra.pop("resources", {}))
+    spec: dict[str, Any] = {}
+    if extra.get("taints"):
+        spec["taints"] = extra.pop("taints")
+    if extra.pop("cordoned", False):
+        spec["unschedulable"] = True
+        spec.setdefault("taints", []).append(
+            {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule", "timeAdded": T0}
+        )
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": name,
+                "labels": labels,
+                "creationTimestamp": T0,
+                "uid": f"uid-{name}",
+            },
+            "spec": spec,
+            "status": {
+                "capacity": dict(alloc),
+                "allocatable": alloc,
+                "conditions": [{"type": "Ready", "status": "True"}],
+                "images": extra.pop("images", []),
+            },
+        }
+    )
+
+
+def pod(
+    ns: str,
+    name: str,
+    *,
+    node_name: str | None = None,
+    cpu: str = "500m",
+    memory: str = "1Gi",
+    gpus: int = 0,
+    labels: dict[str, str] | None = None,
+    priority_class: str | None = None,
+    minute: int = 0,
+    image: str = "registry.example.com/app:1.0",
+    **spec_extra: Any,
+) -> None:
+    requests: dict[str, Any] = {"cpu": cpu, "memory": memory}
+    limits: dict[str, Any] = {}
+    if gpus:
+        requests["nvidia.com/gpu"] = str(gpus)
+        limits["nvidia.com/gpu"] = str(gpus)
+    container: dict[str, Any] = {
+        "name": "main",
+        "image": image,
+        "resources": {"requests": requests},
+    }
+    if limits:
+        container["resources"]["limits"] = limits
+    spec: dict[str, Any] = {"containers": [container], "schedulerName": "default-scheduler"}
+    if gpus:
+        spec["tolerations"] = [GPU_TOLERATION]
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    if node_name:
+        spec["nodeName"] = node_name
+    spec.update(spec_extra)
+    status: dict[str, Any] = {"phase": "Running" if node_name else "Pending"}
+    if node_name:
+        status["startTime"] = ts(minute)
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": ns,
+                "uid": f"uid-{ns}-{name}",
+                "labels": labels or {},
+                "creationTimestamp": ts(minute),
+            },
+            "spec": spec,
+            "status": status,
+        }
+    )
+
+
+def pdb(ns: str, name: str, labels: dict[str, str], allowed: int, min_available: int) -> None:
+    objects.append(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"minAvailable": min_available, "selector": {"matchLabels": labels}},
+            "status": {"disruptionsAllowed": allowed, "currentHealthy": min_available + allowed},
+        }
+    )
+
+
+def build() -> None:
+    for ns, team in [
+        ("ml-training", "research"),
+        ("ml-inference", "serving"),
+        ("data", "platform"),
+        ("web", "product"),
+        ("batch", "platform"),
+    ]:
+        namespace(ns, team)
+    priority_class("inference-critical", 1_000_000, "Online inference; may preempt training.")
+    priority_class("training-high", 100_000, "Foundation-model training runs.")
+    priority_class("training-low", 1_000, "Preemptible experiments and sweeps.")
+    priority_class("batch-no-preempt", 50_000, "Batch work that never preempts.", never=True)
+
+    # CPU pool: 3 nodes per zone, one cordoned for maintenance.
+    for z, zone in enumerate(ZONES):
+        for i in range(1, 4):
+            node(
+                f"cpu-{zone[-1]}-{i}",
+                zone,
+                "32",
+                "128Gi",
+                labels={"pool": "cpu"},
+                cordoned=(z == 2 and i == 3),
+                images=[{"names": ["registry.example.com/app:1.0"], "sizeBytes": 250_000_000}],
+            )
+    # A100 pool: two 8-GPU nodes per zone.
+    for zone in ZONES:
+        for i in range(1, 3):
+            node(
+                f"a100-{zone[-1]}-{i}",
+                zone,
+                "96",
+                "1000Gi",
+                instance="p4d.24xlarge",
+                labels={
+                    "pool": "a100",
+                    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+                    "nvidia.com/gpu.count": "8",
+                    "nvidia.com/gpu.memory": "81920",
+                },
+                resources={"nvidia.com/gpu": "8"},
+                taints=[dict(GPU_TAINT)],
+                images=[
+                    {"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}
+                ],
+            )
+    # H100 pool: three 8-GPU nodes in two zones, reserved for training.
+    for name, zone in [("h100-a-1", ZONES[0]), ("h100-a-2", ZONES[0]), ("h100-b-1", ZONES[1])]:
+        node(
+            name,
+            zone,
+            "192",
+            "2000Gi",
+            instance="p5.48xlarge",
+            labels={
+                "pool": "h100",
+                "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+                "nvidia.com/gpu.count": "8",
+                "nvidia.com/gpu.memory": "81559",
+            },
+            resources={"nvidia.com/gpu": "8"},
+            taints=[dict(GPU_TAINT), {"key": "pool", "value": "h100", "effect": "NoSchedule"}],
+            images=[{"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}],
+        )
+    h100_tol = [
+        GPU_TOLERATION,
+        {"key": "pool", "operator": "Equal", "value": "h100", "effect": "NoSchedule"},
+    ]
+    h100_aff = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "nvidia.com/gpu.product",
+                                "operator": "In",
+                                "values": ["NVIDIA-H100-80GB-HBM3"],
+                            }
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+
+    # --- running workloads ---------------------------------------------------
+    # Inference replicas, 4 GPUs each, on the A100 pool, protected by a PDB.
+    a100 = [f"a100-{z[-1]}-{i}" for z in ZONES for i in (1, 2)]
+    for i, n in enumerate(a100):
+        pod(
+            "ml-inference",
+            f"llm-serve-{i}",
+            node_name=n,
+            cpu="16",
+            memory="128Gi",
+            gpus=4,
+            labels={"app": "llm-serve"},
+            priority_class="inference-critical",
+            minute=i,
+            image="nvcr.io/nvidia/pytorch:24.10-py3",
+        )
+    pdb("ml-inference", "llm-serve", {"app": "llm-serve"}, allowed=1, min_available=5)
+    # Preemptible sweeps fill the other half of four A100 nodes.
+    for i, n in enumerate(a100[:4]):
+        pod(
+            "ml-training",
+            f"sweep-{i}",
+            node_name=n,
+            cpu="8",
+            memory="64Gi",
+            gpus=4,
+            labels={"job": "sweep", "team": "research"},
+            priority_class="training-low",
+            minute=20 + i,
+            image="nvcr.io/nvidia/pytorch:24.10-py3",
+        )
+    # A low-priority experiment holds a whole H100 node; a high-priority run holds another.
+    pod(
+        "ml-training",
+        "experiment-7-worker-0",
+        node_name="h100-a-1",
+        cpu="64",
+        memory="512Gi",
+        gpus=8,
+        labels={"job": "experiment-7"},
+        priority_class="training-low",
+        minute=30,
+        tolerations=h100_tol,
+    )
+    pod(
+        "ml-training",
+        "gpt-pretrain-worker-0",
+        node_name="h100-a-2",
+        cpu="64",
+        memory="512Gi",
+        gpus=8,
+        labels={"job": "gpt-pretrain"},
+        priority_class="training-high",
+        minute=10,
+        tolerations=h100_tol,
+    )
+    pod(
+        "ml-training",
+        "gpt-pretrain-worker-1",
+        node_name="h100-b-1",
+        cpu="64",
+        memory="512Gi",
+        gpus=6,
+        labels={"job": "gpt-pretrain"},
+        priority_class="training-high",
+        minute=10,
+        tolerations=h100_tol,
+    )
+    pdb("ml-training", "gpt-pretrain", {"job": "gpt-pretrain"}, allowed=0, min_available=2)
+    # CPU services: redis with anti-affinity, web front ends, data pipelines.
+    for i, n in enumerate(["cpu-a-1", "cpu-b-1"]):
+        pod(
+            "data",
+            f"redis-{i}",
+            node_name=n,
+            cpu="2",
+            memory="8Gi",
+            labels={"app": "redis"},
+            minute=i,
+        )
+    for i in range(6):
+        zone = "a" if i < 4 else "b"
+        pod(
+            "web",
+            f"frontend-{i}",
+            node_name=f"cpu-{zone}-{1 + i % 2}",
+            cpu="2",
+            memory="4Gi",
+            labels={"app": "frontend"},
+            minute=40 + i,
+        )
+    for i in range(3):
+        pod(
+            "data",
+            f"etl-{i}",
+            node_name=f"cpu-c-{1 + i % 2}",
+            cpu="12",
+            memory="48Gi",
+            labels={"app": "etl"},
+            minute=50 + i,
+        )
+
+    # --- pending pods ----------------------------------------------------------
+    # Fits: more frontend and a small GPU notebook.
+    pod("web", "frontend-6", cpu="2", memory="4Gi", labels={"app": "frontend"}, minute=90)
+    pod(
+        "ml-training",
+        "notebook-alice",
+        cpu="4",
+        memory="32Gi",
+        gpus=1,
+        labels={"app": "notebook"},
+        minute=91,
+    )
+    # Needs a whole H100 node at high priority: preempts the low-priority experiment.
+    pod(
+        "ml-training",
+        "gpt-finetune-worker-0",
+        cpu="64",
+        memory="512Gi",
+        gpus=8,
+        labels={"job": "gpt-finetune"},
+        priority_class="training-high",
+        minute=92,
+        tolerations=h100_tol,
+        affinity=h100_aff,
+    )
+    # Asks for 16 GPUs in one pod: no node has that many, preemption cannot help.
+    pod(
+        "ml-training",
+        "bad-request-16gpu",
+        cpu="8",
+        memory="64Gi",
+        gpus=16,
+        labels={"job": "oops"},
+        minute=93,
+        priority_class="training-high",
+    )
+    # Requests a GPU but forgot the toleration.
+    objects_before = len(objects)
+    pod(
+        "ml-inference",
+        "no-toleration-gpu",
+        cpu="2",
+        memory="8Gi",
+        gpus=1,
+        labels={"app": "embedder"},
+        minute=94,
+    )
+    objects[objects_before]["spec"].pop("tolerations")
+    # Pinned to a zone that does not exist.
+    pod(
+        "data",
+        "zone-d-cache",
+        cpu="2",
+        memory="8Gi",
+        labels={"app": "cache"},
+        minute=95,
+        nodeSelector={"topology.kubernetes.io/zone": "us-east-1d"},
+    )
+    # Third redis replica: anti-affinity keeps it off nodes with redis.
+    pod(
+        "data",
+        "redis-2",
+        cpu="2",
+        memory="8Gi",
+        labels={"app": "redis"},
+        minute=96,
+        affinity={
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {"matchLabels": {"app": "redis"}},
+                        "topologyKey": "kubernetes.io/hostname",
+                    }
+                ]
+            }
+        },
+    )
+    # Spread evenly across zones (frontends are skewed to zone a).
+    pod(
+        "web",
+        "frontend-7",
+        cpu="2",
+        memory="4Gi",
+        labels={"app": "frontend"},
+        minute=97,
+        topologySpreadConstraints=[
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "frontend"}},
+            }
+        ],
+    )
+    # Too much memory for any node.
+    pod("batch", "giant-sort", cpu="8", memory="4Ti", labels={"app": "sort"}, minute=98)
+    # Batch that may not preempt, needing a whole A100 node.
+    pod(
+        "batch",
+        "render-farm-0",
+        cpu="32",
+        memory="256Gi",
+        gpus=8,
+        labels={"app": "render"},
+        minute=99,
+        priority_class="batch-no-preempt",
+    )
+    # Held back by a scheduling gate (e.g. a quota controller).
+    pod(
+        "ml-training",
+        "queued-job-0",
+        cpu="4",
+        memory="16Gi",
+        gpus=2,
+        labels={"job": "queued"},
+        minute=100,
+        schedulingGates=[{"name": "kueue.x-k8s.io/admission"}],
+    )
+    # Handled by another scheduler.
+    pod(
+        "batch",
+        "volcano-job-0",
+        cpu="2",
+        memory="4Gi",
+        labels={"app": "volcano"},
+        minute=101,
+        schedulerName="volcano",
+    )
+
+
+def main() -> None:
+    build()
+    doc = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": objects,
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    header = "# Generated by scripts/make_demo_snapshot.py; edit that script, not this file.\n"
+    OUT.write_text(header + yaml.safe_dump(doc, sort_keys=False, width=120))
+    print(f"wrote {OUT} ({len(objects)} objects)")
+
+
+if __name__ == "__main__":
+    main()
