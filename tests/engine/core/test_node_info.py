@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from scheduler_engine.framework import HostPortInfo, NodeInfo, Snapshot
+from scheduler_engine.objects import parse_node, parse_pod
+
+
+def _node(name, zone=None, images=()):
+    labels = {"topology.kubernetes.io/zone": zone} if zone else {}
+    return parse_node(
+        {
+            "metadata": {"name": name, "labels": labels},
+            "status": {
+                "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                "images": list(images),
+            },
+        }
+    )
+
+
+def _pod(name, node=None, cpu="1", port=None):
+    c = {"name": "c", "resources": {"requests": {"cpu": cpu}}}
+    if port:
+        c["ports"] = [{"containerPort": port, "hostPort": port}]
+    return parse_pod(
+        {
+            "metadata": {"name": name, "namespace": "d"},
+            "spec": {"nodeName": node, "containers": [c]},
+        }
+    )
+
+
+def test_add_and_remove_keep_totals():
+    ni = NodeInfo(_node("n"))
+    a, b = _pod("a", cpu="1", port=80), _pod("b", cpu="500m")
+    ni.add_pod(a)
+    ni.add_pod(b)
+    assert ni.requested.milli_cpu == 1500
+    assert ni.non_zero_requested.memory == 2 * 200 * 2**20
+    assert ni.used_ports.check_conflict("", "TCP", 80)
+    assert ni.remove_pod(a)
+    assert ni.requested.milli_cpu == 500
+    assert not ni.used_ports.check_conflict("", "TCP", 80)
+    assert not ni.remove_pod(a)
+
+
+def test_host_port_wildcards():
+    hp = HostPortInfo()
+    hp.add("127.0.0.1", "TCP", 8080)
+    assert hp.check_conflict("0.0.0.0", "TCP", 8080)
+    assert hp.check_conflict("127.0.0.1", "", 8080)
+    assert not hp.check_conflict("10.0.0.1", "TCP", 8080)
+    assert not hp.check_conflict("127.0.0.1", "UDP", 8080)
+    hp.add("", "UDP", 53)
+    assert hp.check_conflict("10.0.0.1", "UDP", 53)
+
+
+def test_snapshot_lists_nodes_round_robin_across_zones():
+    nodes = [
+        _node("a1", "a"),
+        _node("a2", "a"),
+        _node("a3", "a"),
+        _node("b1", "b"),
+        _node("c1", "c"),
+        _node("b2", "b"),
+    ]
+    snap = Snapshot(nodes)
+    assert [ni.name for ni in snap.node_info_list] == ["a1", "b1", "c1", "a2", "b2", "a3"]
+    assert [ni.index for ni in snap.node_info_list] == list(range(6))
+
+
+def test_snapshot_places_running_pods_and_counts_images():
+    img = {"names": ["repo/x:1"], "sizeBytes": 10}
+    snap = Snapshot(
+        [_node("n1", images=[img]), _node("n2", images=[img]), _node("n3")],
+        [_pod("p", "n2"), _pod("q", "gone")],
+    )
+    assert [p.name for p in snap.get("n2").pods] == ["p"]
+    assert snap.get("n1").image_states["repo/x:1"].num_nodes == 2
+    seen = []
+    snap.listeners.append(lambda ni: seen.append(ni.name))
+    snap.add_pod(_pod("r"), "n3")
+    assert seen == ["n3"] and snap.get("n3").requested.milli_cpu == 1000
