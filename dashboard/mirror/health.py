@@ -48,6 +48,11 @@ class MirrorHealth:
                 self._kinds[kind].resource_version = resource_version
             self.last_event_wall = time.time()
 
+    def bookmark(self, kind: str, resource_version: str) -> None:
+        with self._lock:
+            if resource_version:
+                self._kinds[kind].resource_version = resource_version
+
     def summary(self) -> dict:
         """Cluster-level status: error beats syncing beats connecting beats watching."""
         with self._lock:

@@ -120,7 +120,7 @@ class Informer(threading.Thread):
             new_rv = _resource_version(event.object)
             if event.type == "BOOKMARK":
                 rv = new_rv or rv
-                self.health.event(self.spec.key, "")
+                self.health.bookmark(self.spec.key, new_rv)
                 continue
             self._put(messages.WatchEvent(self.spec, event.type, event.object, time.monotonic()))
             self.health.event(self.spec.key, new_rv)

@@ -1,0 +1,97 @@
+"""Every way a watch can break ends with the same database state as the server."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.models import Node, Pod
+from tests.dashboard import builders as b
+from tests.dashboard.conftest import wait_until, wait_watching
+
+
+def _names(cluster):
+    return set(Pod.objects.filter(cluster=cluster).values_list("name", flat=True))
+
+
+def _drop_watch(kube):
+    kube.drop_watches()
+
+
+def _compact(kube):
+    # The watch cache forgets history and cuts streams: resuming from the old
+    # resourceVersion gets an ERROR event with a 410 Status.
+    kube.compact()
+    kube.drop_watches()
+
+
+def _restart(kube):
+    kube.restart(compact=True, down_for=0.3)
+
+
+def _restart_keeping_history(kube):
+    kube.restart(compact=False, down_for=0.3)
+
+
+@pytest.mark.parametrize(
+    "fault", [_drop_watch, _compact, _restart, _restart_keeping_history], ids=lambda f: f.__name__[1:]
+)
+def test_it_converges_after(fault, kube, live_cluster, start_mirror):
+    for name in ("keep", "gone", "changed"):
+        kube.apply(b.pod(name))
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+
+    fault(kube)
+    # Changes while the mirror is reconnecting, relisting or watching again.
+    kube.delete("Pod", "gone", "default")
+    kube.apply(b.pod("changed", node="n1"))
+    kube.apply(b.pod("new"))
+
+    wait_until(lambda: _names(live_cluster) == {"keep", "changed", "new"}, what="pods converge")
+    wait_until(
+        lambda: Pod.objects.get(cluster=live_cluster, name="changed").node_name == "n1",
+        what="modified pod",
+    )
+    assert Pod.objects.filter(cluster=live_cluster).count() == 3  # no duplicates
+
+
+def test_deletes_while_the_server_is_down_are_reconciled_by_relist(kube, live_cluster, start_mirror):
+    for i in range(6):
+        kube.apply(b.node(f"n{i}"))
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+
+    kube.stop()
+    for i in range(3):
+        kube.delete("Node", f"n{i}")
+    kube.compact()  # history lost with the restart
+    kube.start()
+
+    wait_until(
+        lambda: set(Node.objects.filter(cluster=live_cluster).values_list("name", flat=True))
+        == {"n3", "n4", "n5"},
+        what="nodes reconciled",
+    )
+
+
+def test_an_expired_continue_token_restarts_the_list(kube, live_cluster, start_mirror):
+    for i in range(7):
+        kube.apply(b.pod(f"p{i}"))
+    # Every continue token expires once: the first paginated list gets 410.
+    original = kube.store.snapshots.__class__
+
+    class ExpiringOnce(dict):
+        expired = False
+
+        def __getitem__(self, key):
+            if not ExpiringOnce.expired:
+                ExpiringOnce.expired = True
+                raise KeyError(key)
+            return super().__getitem__(key)
+
+    kube.store.snapshots = ExpiringOnce()
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+
+    assert ExpiringOnce.expired and original is dict
+    assert len(_names(live_cluster)) == 7
