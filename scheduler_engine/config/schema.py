@@ -301,7 +301,7 @@ _UNITS_NS = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)([^\d.]*)")
 
 
 def parse_duration(text: str) -> int:
@@ -320,15 +320,17 @@ def parse_duration(text: str) -> int:
     while pos < len(s):
         m = _DURATION_PART.match(s, pos)
         if not m:
-            if re.match(r"(\d+\.?\d*|\.\d+)", s[pos:]):
-                raise ValueError(f'time: missing unit in duration "{text}"')
             raise ValueError(f'time: invalid duration "{text}"')
         number, unit = m.groups()
+        if not unit:
+            raise ValueError(f'time: missing unit in duration "{text}"')
+        if unit not in _UNITS_NS:
+            raise ValueError(f'time: unknown unit "{unit}" in duration "{text}"')
         whole, _, frac = number.partition(".")
         scale = _UNITS_NS[unit]
         total += int(whole or 0) * scale
         if frac:
-            total += int(int(frac) * scale / (10 ** len(frac)))
+            total += int(frac) * scale // (10 ** len(frac))
         pos = m.end()
     return sign * total
 
