@@ -6,13 +6,14 @@ Expected lists: pkg/scheduler/apis/config/testing/defaults (ExpandedPluginsV1).
 from __future__ import annotations
 
 import pytest
-from config_helpers import EXPECTED, EXPECTED_SCORE, ksc, names, weighted
 
 from scheduler_engine.config import (
     DEFAULT_MULTIPOINT,
     default_config,
     load_config,
 )
+
+from .config_helpers import EXPECTED, EXPECTED_SCORE, ksc, names, weighted
 
 
 @pytest.mark.parametrize("point", sorted(EXPECTED))

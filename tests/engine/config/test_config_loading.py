@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from config_helpers import ksc, weighted
 
 from scheduler_engine.config import (
     config_to_dict,
@@ -21,6 +20,8 @@ from scheduler_engine.config import (
 )
 from scheduler_engine.config.types import PluginRef, ProfileConfig, SchedulerConfig
 from scheduler_engine.errors import ConfigError
+
+from .config_helpers import ksc, weighted
 
 YAML = """\
 apiVersion: kubescheduler.config.k8s.io/v1

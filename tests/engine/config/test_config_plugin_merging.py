@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from config_helpers import EXPECTED, EXPECTED_SCORE, ksc, names, weighted
 
 from scheduler_engine.config import load_config
 from scheduler_engine.errors import ConfigError
+
+from .config_helpers import EXPECTED, EXPECTED_SCORE, ksc, names, weighted
 
 
 def one(plugins: dict[str, Any], **fields: Any):

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from config_helpers import ksc
 
 from scheduler_engine.config import load_config, validate_config
 from scheduler_engine.errors import ConfigError
+
+from .config_helpers import ksc
 
 
 def args(name: str, a: Any) -> dict[str, Any]:
