@@ -1,0 +1,228 @@
+"""Helpers shared by several plugins.
+
+* :func:`default_normalize_score` is upstream's
+  ``pkg/scheduler/framework/plugins/helper.DefaultNormalizeScore``.
+* :class:`NodeSignatures` backs the vectorised ``filter_batch``/``score_batch``
+  fast paths: many nodes carry identical labels (once the hostname label is
+  set aside) and identical taints, so a per-pod check is evaluated once per
+  distinct label set or taint set and broadcast to the nodes that share it.
+  One table per snapshot lives in ``Snapshot.extensions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..framework.interfaces import NodeScore
+from ..framework.node_info import NodeInfo
+from ..framework.status import Status
+from ..objects import Node, Taint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..framework.interfaces import Handle
+    from ..framework.snapshot import Snapshot
+
+__all__ = [
+    "HOSTNAME_LABEL",
+    "NodeSignatures",
+    "default_normalize_score",
+    "go_div",
+    "signatures_for",
+]
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+SIGNATURES_KEY = "plugins.helper.NodeSignatures"
+
+
+def go_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, as Go's ``/`` on int64."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def default_normalize_score(
+    max_priority: int, reverse: bool, scores: list[NodeScore]
+) -> Status | None:
+    """Scale scores from [0, max(scores)] to [0, max_priority], optionally reversed.
+
+    With every score 0 the scores stay 0, or all become ``max_priority`` when
+    reversed.  Integer arithmetic as upstream (``max * score / maxCount``).
+    """
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return None
+    for s in scores:
+        score = go_div(max_priority * s.score, max_count)
+        s.score = max_priority - score if reverse else score
+    return None
+
+
+# -- vectorised views --------------------------------------------------------------
+
+
+class NodeSignatures:
+    """Nodes of one snapshot grouped by identical labels (hostname aside) and taints.
+
+    ``label_ids[row]`` / ``taint_ids[row]`` index ``label_reps`` / ``taint_sets``;
+    a row is a node's position in the list the table was built from (for the
+    snapshot's own table, ``NodeInfo.index``).
+    """
+
+    __slots__ = (
+        "_image_scores",
+        "_last_nodes",
+        "_last_rows",
+        "label_ids",
+        "label_reps",
+        "names",
+        "node_infos",
+        "nodes",
+        "source",
+        "taint_ids",
+        "taint_sets",
+        "unschedulable",
+    )
+
+    def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
+        # the list the table was built from: asked for as a whole, no lookup is needed
+        self.source = node_infos
+        self.node_infos = list(node_infos)
+        self.nodes: list[Node] = [ni.node for ni in self.node_infos]
+        label_index: dict[frozenset[tuple[str, str]], int] = {}
+        taint_index: dict[tuple[Taint, ...], int] = {}
+        # one representative node per distinct label set: it is evaluated for all
+        self.label_reps: list[Node] = []
+        self.taint_sets: list[tuple[Taint, ...]] = []
+        n = len(self.nodes)
+        label_ids = np.empty(n, dtype=np.intp)
+        taint_ids = np.empty(n, dtype=np.intp)
+        unsched = np.zeros(n, dtype=bool)
+        for i, node in enumerate(self.nodes):
+            key = frozenset(kv for kv in node.labels.items() if kv[0] != HOSTNAME_LABEL)
+            lid = label_index.get(key)
+            if lid is None:
+                lid = label_index[key] = len(self.label_reps)
+                self.label_reps.append(node)
+            label_ids[i] = lid
+            tid = taint_index.get(node.taints)
+            if tid is None:
+                tid = taint_index[node.taints] = len(self.taint_sets)
+                self.taint_sets.append(node.taints)
+            taint_ids[i] = tid
+            unsched[i] = node.unschedulable
+        self.label_ids = label_ids
+        self.taint_ids = taint_ids
+        self.unschedulable = unsched
+        self.names = [node.name for node in self.nodes]
+        self._image_scores: dict[tuple[str, int], np.ndarray] = {}
+        self._last_nodes: Sequence[NodeInfo] | None = None
+        self._last_rows: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
+        """Rows of ``nodes`` in this table; None when a node is not in it."""
+        if nodes is self.source and len(nodes) == len(self.nodes):
+            return np.arange(len(nodes), dtype=np.intp)
+        last = self._last_nodes
+        # several plugins ask for the same list in one cycle: answer once
+        if (
+            last is nodes
+            and self._last_rows is not None
+            and len(self._last_rows) == len(nodes)
+            and (not nodes or (last[0] is nodes[0] and last[-1] is nodes[-1]))
+        ):
+            return self._last_rows
+        ref = self.nodes
+        size = len(ref)
+        out = np.empty(len(nodes), dtype=np.intp)
+        for i, ni in enumerate(nodes):
+            j = ni.index
+            if j < 0 or j >= size or ref[j] is not ni.node:
+                return None
+            out[i] = j
+        self._last_nodes = nodes
+        self._last_rows = out
+        return out
+
+    def by_label_set(
+        self, rows: np.ndarray, check: Callable[[Node], Any], dtype: Any
+    ) -> np.ndarray:
+        """``check(node)`` evaluated once per distinct label set, for ``rows``."""
+        ids = self.label_ids[rows]
+        return self._broadcast(ids, self.label_reps, check, dtype)
+
+    def by_taint_set(
+        self, rows: np.ndarray, check: Callable[[tuple[Taint, ...]], Any], dtype: Any
+    ) -> np.ndarray:
+        """``check(taints)`` evaluated once per distinct taint set, for ``rows``."""
+        ids = self.taint_ids[rows]
+        return self._broadcast(ids, self.taint_sets, check, dtype)
+
+    @staticmethod
+    def _broadcast(
+        ids: np.ndarray, reps: Sequence[Any], check: Callable[[Any], Any], dtype: Any
+    ) -> np.ndarray:
+        if len(reps) == 1 or len(ids) == 0:
+            value = check(reps[0]) if reps else dtype(0)
+            return np.full(len(ids), value, dtype=dtype)
+        used = np.unique(ids)
+        table = np.zeros(len(reps), dtype=dtype)
+        for sid in used.tolist():
+            table[sid] = check(reps[sid])
+        return table[ids]
+
+    def image_scores(self, image: str, total: int, scaled: Callable[[Any, int], int]) -> np.ndarray:
+        """Per row: ``scaled(state, total)`` of ``image`` on the node, 0 where absent."""
+        key = (image, total)
+        arr = self._image_scores.get(key)
+        if arr is None:
+            arr = np.zeros(len(self.nodes), dtype=np.int64)
+            for i, ni in enumerate(self.node_infos):
+                st = ni.image_states.get(image)
+                if st is not None:
+                    arr[i] = scaled(st, total)
+            self._image_scores[key] = arr
+        return arr
+
+
+def signatures_for(
+    handle: Handle | None, nodes: Sequence[NodeInfo]
+) -> tuple[NodeSignatures, np.ndarray]:
+    """The snapshot's table and the rows of ``nodes`` in it.
+
+    Falls back to a table of ``nodes`` alone when there is no snapshot or the
+    nodes are not its own (clones made for preemption keep node and index, so
+    they still map).
+    """
+    snap: Snapshot | None = None
+    if handle is not None:
+        try:
+            snap = handle.snapshot()
+        except Exception:  # a handle without a snapshot (unit tests)
+            snap = None
+    if snap is not None:
+        tab = snap.extensions.get(SIGNATURES_KEY)
+        if tab is None or len(tab) != len(snap.node_info_list):
+            tab = NodeSignatures(snap.node_info_list)
+            snap.extensions[SIGNATURES_KEY] = tab
+        rows = tab.rows(nodes)
+        if rows is None and tab.source is not snap.node_info_list:
+            # the snapshot's nodes changed since the table was built
+            tab = NodeSignatures(snap.node_info_list)
+            snap.extensions[SIGNATURES_KEY] = tab
+            rows = tab.rows(nodes)
+        if rows is not None:
+            return tab, rows
+    local = NodeSignatures(nodes)
+    return local, np.arange(len(nodes), dtype=np.intp)

@@ -1,0 +1,75 @@
+"""NodePorts: PreFilter and Filter (upstream ``plugins/nodeports``).
+
+A pod asking for host ports fits a node only if none of them conflicts with a
+port already used there (``0.0.0.0`` conflicts with every address).  Pods
+without host ports skip the plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..framework.cycle_state import CycleState, StateData
+from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.node_info import HostPortInfo, NodeInfo
+from ..framework.status import Code, Status
+from ..objects import HostPort, Pod
+
+__all__ = ["ERR_REASON", "NAME", "PLUGIN", "NodePorts", "fits_ports", "new"]
+
+NAME = "NodePorts"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+
+def fits_ports(want: Sequence[HostPort], used: HostPortInfo) -> bool:
+    for hp in want:
+        if used.check_conflict(hp.host_ip, hp.protocol, hp.port):
+            return False
+    return True
+
+
+class _PreFilterState(StateData):
+    __slots__ = ("ports",)
+
+    def __init__(self, ports: tuple[HostPort, ...]) -> None:
+        self.ports = ports
+
+    def clone(self) -> _PreFilterState:
+        # existing pods added or removed do not change what the pod wants
+        return self
+
+
+class NodePorts:
+    NAME = NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.host_ports:
+            return None, Status(Code.SKIP)
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(pod.host_ports))
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, _PreFilterState):
+            return Status(
+                Code.ERROR,
+                f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
+                plugin=NAME,
+            )
+        if not fits_ports(s.ports, node_info.used_ports):
+            return Status(Code.UNSCHEDULABLE, ERR_REASON)
+        return None
+
+
+PLUGIN = NodePorts
+
+
+def new(args: Mapping[str, Any], handle: Handle) -> NodePorts:
+    return NodePorts()
