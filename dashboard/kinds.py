@@ -16,7 +16,16 @@ from django.utils.dateparse import parse_datetime
 from . import models
 from .quantity import is_gpu_resource, to_int, to_milli
 
-__all__ = ["KINDS", "KINDS_BY_KIND", "KindSpec", "MalformedObject", "object_key", "to_row"]
+__all__ = [
+    "KINDS",
+    "KINDS_BY_KEY",
+    "KINDS_BY_KIND",
+    "KindSpec",
+    "MalformedObject",
+    "describe",
+    "object_key",
+    "to_row",
+]
 
 Obj = dict[str, Any]
 
@@ -38,7 +47,7 @@ class KindSpec:
     field_selector: str = ""
 
 
-def _ref(obj: Obj) -> str:
+def describe(obj: Obj) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     kind = obj.get("kind") or "object"
     ns, name = meta.get("namespace"), meta.get("name") or "<unnamed>"
@@ -49,7 +58,9 @@ def _dict(obj: Obj, where: str, value: Any) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise MalformedObject(f"{_ref(obj)}: {where} must be a mapping, got {type(value).__name__}")
+        raise MalformedObject(
+            f"{describe(obj)}: {where} must be a mapping, got {type(value).__name__}"
+        )
     return value
 
 
@@ -57,7 +68,9 @@ def _list(obj: Obj, where: str, value: Any) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise MalformedObject(f"{_ref(obj)}: {where} must be a list, got {type(value).__name__}")
+        raise MalformedObject(
+            f"{describe(obj)}: {where} must be a list, got {type(value).__name__}"
+        )
     return value
 
 
@@ -74,7 +87,7 @@ def _quantity(obj: Obj, where: str, value: Any, convert: Callable[[Any], int]) -
     try:
         return convert(value)
     except ValueError as exc:
-        raise MalformedObject(f"{_ref(obj)}: {where}: {exc}") from None
+        raise MalformedObject(f"{describe(obj)}: {where}: {exc}") from None
 
 
 def object_key(spec: KindSpec, obj: Obj) -> tuple[str, str]:
@@ -83,15 +96,15 @@ def object_key(spec: KindSpec, obj: Obj) -> tuple[str, str]:
         raise MalformedObject(f"{spec.kind}: expected a mapping, got {type(obj).__name__}")
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
-        raise MalformedObject(f"{_ref(obj)}: metadata must be a mapping")
+        raise MalformedObject(f"{describe(obj)}: metadata must be a mapping")
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        raise MalformedObject(f"{_ref(obj)}: metadata.name is missing")
+        raise MalformedObject(f"{describe(obj)}: metadata.name is missing")
     ns = meta.get("namespace") or ""
     if not isinstance(ns, str):
-        raise MalformedObject(f"{_ref(obj)}: metadata.namespace must be a string")
+        raise MalformedObject(f"{describe(obj)}: metadata.namespace must be a string")
     if spec.namespaced and not ns:
-        raise MalformedObject(f"{_ref(obj)}: metadata.namespace is missing")
+        raise MalformedObject(f"{describe(obj)}: metadata.namespace is missing")
     return (ns if spec.namespaced else ""), name
 
 
@@ -189,10 +202,10 @@ def _pod_columns(obj: Obj) -> dict[str, Any]:
     phase = str(status.get("phase") or "Pending")
     node = spec.get("nodeName") or ""
     if not isinstance(node, str):
-        raise MalformedObject(f"{_ref(obj)}: spec.nodeName must be a string")
+        raise MalformedObject(f"{describe(obj)}: spec.nodeName must be a string")
     priority = spec.get("priority")
     if priority is not None and (not isinstance(priority, int) or isinstance(priority, bool)):
-        raise MalformedObject(f"{_ref(obj)}: spec.priority must be an integer")
+        raise MalformedObject(f"{describe(obj)}: spec.priority must be an integer")
     cpu, mem, gpus = _pod_requests(obj, spec)
     waiting = phase == "Pending" and not node
     return {
@@ -211,7 +224,7 @@ def _pod_columns(obj: Obj) -> dict[str, Any]:
 def _pc_columns(obj: Obj) -> dict[str, Any]:
     value = obj.get("value", 0)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise MalformedObject(f"{_ref(obj)}: value must be an integer")
+        raise MalformedObject(f"{describe(obj)}: value must be an integer")
     return {
         "value": value,
         "global_default": bool(obj.get("globalDefault")),
@@ -316,7 +329,7 @@ def to_row(spec: KindSpec, cluster_id: int, obj: Obj) -> models.KubeObject:
     except MalformedObject:
         raise
     except (TypeError, AttributeError, KeyError) as exc:
-        raise MalformedObject(f"{_ref(obj)}: {type(exc).__name__}: {exc}") from None
+        raise MalformedObject(f"{describe(obj)}: {type(exc).__name__}: {exc}") from None
     return spec.model(
         cluster_id=cluster_id,
         namespace=ns,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import urllib3
+import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
@@ -75,7 +76,15 @@ def build_api_client(source: KubeSource) -> k8s.ApiClient:
                 client_configuration=cfg,
                 persist_config=False,
             )
-    except (ConfigException, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+    except (
+        ConfigException,
+        OSError,
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        yaml.YAMLError,
+    ) as exc:
         # The loader raises a zoo of types for broken files; all mean "fix the kubeconfig".
         raise KubeConfigError(f"{source.describe()}: {exc}") from None
     # Retries are the mirror's job (with backoff and a visible status), not urllib3's.

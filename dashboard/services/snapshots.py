@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scheduler_engine.documents import object_ref, read_objects
+from scheduler_engine.documents import read_objects
 
-from ..kinds import KINDS, KINDS_BY_KIND, MalformedObject, object_key, to_row
+from ..kinds import KINDS, KINDS_BY_KIND, MalformedObject, describe, object_key, to_row
 from ..models import Cluster
 from .cluster_state import Changes, apply_changes, known_versions
 from .clusters import ensure_snapshot_cluster
@@ -34,7 +34,7 @@ def import_objects(cluster: Cluster, objects: list[dict[str, Any]]) -> ImportRes
     for obj in objects:
         spec = KINDS_BY_KIND.get(obj.get("kind") if isinstance(obj, dict) else None)
         if spec is None:
-            reason = f"{object_ref(obj) if isinstance(obj, dict) else obj!r}: kind not mirrored"
+            reason = f"{describe(obj) if isinstance(obj, dict) else repr(obj)}: kind not mirrored"
             result.skipped.append(reason)
             continue
         try:

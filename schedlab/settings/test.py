@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from .base import *  # noqa: F403
-from .base import database_from_env, redis_channel_layer
+from .base import VAR_DIR, database_from_env, redis_channel_layer
 from .env import env_str
 
 DEBUG = False
@@ -31,3 +31,9 @@ STORAGES = {
 }
 MIRROR_BACKOFF_BASE = 0.05
 MIRROR_BACKOFF_MAX = 0.5
+
+# WhiteNoise warns about a missing STATIC_ROOT; tests serve from finders instead.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
+STATIC_ROOT = VAR_DIR / "test-static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 
-def node(name: str, *, gpus: int = 0, cpu: str = "32", memory: str = "128Gi", gpu_key: str = "nvidia.com/gpu", ready: bool = True) -> dict[str, Any]:
+def node(
+    name: str,
+    *,
+    gpus: int = 0,
+    cpu: str = "32",
+    memory: str = "128Gi",
+    gpu_key: str = "nvidia.com/gpu",
+    ready: bool = True,
+) -> dict[str, Any]:
     resources = {"cpu": cpu, "memory": memory, "pods": "110"}
     if gpus:
         resources[gpu_key] = str(gpus)
@@ -40,7 +48,11 @@ def pod(
     spec: dict[str, Any] = {
         "schedulerName": "default-scheduler",
         "containers": [
-            {"name": "main", "image": "busybox", "resources": {"requests": requests, "limits": limits}}
+            {
+                "name": "main",
+                "image": "busybox",
+                "resources": {"requests": requests, "limits": limits},
+            }
         ],
     }
     if node:
@@ -50,18 +62,32 @@ def pod(
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": "2025-01-01T00:00:00Z"},
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "creationTimestamp": "2025-01-01T00:00:00Z",
+        },
         "spec": spec,
         "status": {"phase": phase or ("Running" if node else "Pending")},
     }
 
 
 def namespace(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "status": {"phase": "Active"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name},
+        "status": {"phase": "Active"},
+    }
 
 
 def priority_class(name: str, value: int) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+    }
 
 
 def pdb(name: str, *, namespace: str = "default", min_available: int = 1) -> dict[str, Any]:
@@ -74,7 +100,9 @@ def pdb(name: str, *, namespace: str = "default", min_available: int = 1) -> dic
     }
 
 
-def event(name: str, *, pod_name: str, namespace: str = "default", reason: str = "FailedScheduling") -> dict[str, Any]:
+def event(
+    name: str, *, pod_name: str, namespace: str = "default", reason: str = "FailedScheduling"
+) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Event",

@@ -33,7 +33,9 @@ def _restart_keeping_history(kube):
 
 
 @pytest.mark.parametrize(
-    "fault", [_drop_watch, _compact, _restart, _restart_keeping_history], ids=lambda f: f.__name__[1:]
+    "fault",
+    [_drop_watch, _compact, _restart, _restart_keeping_history],
+    ids=lambda f: f.__name__[1:],
 )
 def test_it_converges_after(fault, kube, live_cluster, start_mirror):
     for name in ("keep", "gone", "changed"):
@@ -55,7 +57,9 @@ def test_it_converges_after(fault, kube, live_cluster, start_mirror):
     assert Pod.objects.filter(cluster=live_cluster).count() == 3  # no duplicates
 
 
-def test_deletes_while_the_server_is_down_are_reconciled_by_relist(kube, live_cluster, start_mirror):
+def test_deletes_while_the_server_is_down_are_reconciled_by_relist(
+    kube, live_cluster, start_mirror
+):
     for i in range(6):
         kube.apply(b.node(f"n{i}"))
     start_mirror(live_cluster)
@@ -68,8 +72,10 @@ def test_deletes_while_the_server_is_down_are_reconciled_by_relist(kube, live_cl
     kube.start()
 
     wait_until(
-        lambda: set(Node.objects.filter(cluster=live_cluster).values_list("name", flat=True))
-        == {"n3", "n4", "n5"},
+        lambda: (
+            set(Node.objects.filter(cluster=live_cluster).values_list("name", flat=True))
+            == {"n3", "n4", "n5"}
+        ),
         what="nodes reconciled",
     )
 

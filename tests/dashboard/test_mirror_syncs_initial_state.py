@@ -1,6 +1,14 @@
 from __future__ import annotations
 
-from dashboard.models import Cluster, Event, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from dashboard.models import (
+    Cluster,
+    Event,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+)
 from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_watching
 
@@ -42,7 +50,12 @@ def test_it_stores_indexed_columns(kube, live_cluster, start_mirror):
     wait_watching(live_cluster)
 
     running = Pod.objects.get(cluster=live_cluster, namespace="ml", name="trainer-0")
-    assert (running.node_name, running.phase, running.gpu_requested, running.priority) == ("gpu-0", "Running", 4, 1000)
+    assert (running.node_name, running.phase, running.gpu_requested, running.priority) == (
+        "gpu-0",
+        "Running",
+        4,
+        1000,
+    )
     assert running.pending_since is None
     waiting = Pod.objects.get(cluster=live_cluster, name="trainer-1")
     assert waiting.pending_since is not None and waiting.node_name == ""

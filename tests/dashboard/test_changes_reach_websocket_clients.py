@@ -1,0 +1,72 @@
+"""Through the real ASGI app and the Redis channel layer, as a browser would see it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from channels.testing import WebsocketCommunicator
+
+from dashboard.services.snapshots import import_objects
+from schedlab.asgi import application
+from tests.dashboard import builders as b
+from tests.dashboard.conftest import wait_watching
+
+
+async def _receive(path: str, trigger, *, want: str = "mirror.delta", timeout: float = 5.0) -> dict:
+    communicator = WebsocketCommunicator(application, path)
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, trigger)
+        while True:
+            message = await communicator.receive_json_from(timeout=timeout)
+            if message["type"] == want:
+                return message
+    finally:
+        await communicator.disconnect()
+
+
+def test_a_watch_event_reaches_a_subscribed_websocket(kube, live_cluster, start_mirror):
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+
+    message = asyncio.run(
+        _receive("/ws/clusters/live/?kinds=pods", lambda: kube.apply(b.pod("hello", gpus=1)))
+    )
+    assert message["kind"] == "pods" and message["upsertedCount"] == 1
+    (item,) = message["upserted"]
+    assert (item["namespace"], item["name"], item["gpu_requested"]) == ("default", "hello", 1)
+
+
+def test_deletes_are_broadcast_to_the_cluster_group(kube, live_cluster, start_mirror):
+    kube.apply(b.node("n1"))
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+
+    message = asyncio.run(_receive("/ws/clusters/live/", lambda: kube.delete("Node", "n1")))
+    assert message["kind"] == "nodes"
+    assert message["deleted"] == [{"namespace": "", "name": "n1"}]
+
+
+def test_a_snapshot_import_is_broadcast_after_commit(transactional_db):
+    from dashboard.services.clusters import ensure_snapshot_cluster
+
+    cluster = ensure_snapshot_cluster("snap", "inline")
+    message = asyncio.run(
+        _receive(
+            "/ws/clusters/snap/?kinds=nodes",
+            lambda: import_objects(cluster, [b.node("a"), b.pod("p")]),
+        )
+    )
+    assert message["kind"] == "nodes" and message["upserted"][0]["name"] == "a"
+
+
+def test_unknown_clusters_and_kinds_are_refused(transactional_db, live_cluster):
+    async def connect(path):
+        communicator = WebsocketCommunicator(application, path)
+        connected, code = await communicator.connect()
+        await communicator.disconnect()
+        return connected, code
+
+    assert asyncio.run(connect("/ws/clusters/nope/")) == (False, 4404)
+    assert asyncio.run(connect("/ws/clusters/live/?kinds=secrets")) == (False, 4400)
