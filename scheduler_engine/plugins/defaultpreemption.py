@@ -1,0 +1,297 @@
+"""DefaultPreemption: PostFilter (and PreEnqueue) — upstream ``plugins/defaultpreemption``.
+
+When no node passes the filters, evict lower-priority pods from one node so
+the pod fits there next time, and nominate the pod to that node.  The shared
+procedure lives in :mod:`scheduler_engine.preemption`; this module decides
+who may preempt, which pods of a node become victims (respecting
+PodDisruptionBudgets as far as possible) and how many nodes are tried.
+
+The PostFilter status message is ``"preemption: " + <evaluator message>``,
+e.g. ``preemption: 0/3 nodes are available: 3 Preemption is not helpful for
+scheduling.`` or ``preemption: not eligible due to preemptionPolicy=Never.``;
+the runtime joins it with the other PostFilter plugins' reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.interfaces import NodeToStatus, PostFilterResult
+from ..framework.node_info import NodeInfo
+from ..framework.status import Code, Status
+from ..objects import Pod
+from ..preemption import Evaluator, PodClock, Victims, go_sort_slice, more_important_pod
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster import PodDisruptionBudget
+    from ..framework.interfaces import Handle
+
+__all__ = [
+    "DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE",
+    "DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE",
+    "ERR_REASON_NOT_ELIGIBLE_POLICY_NEVER",
+    "ERR_REASON_NOT_ELIGIBLE_TERMINATING",
+    "ERR_REASON_NO_VICTIMS",
+    "ERR_REASON_WAITING_FOR_PREEMPTION",
+    "NAME",
+    "PLUGIN",
+    "DefaultPreemption",
+    "filter_pods_with_pdb_violation",
+    "new",
+    "pod_terminating_by_preemption",
+]
+
+NAME = "DefaultPreemption"
+
+DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
+DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
+
+ERR_REASON_NOT_ELIGIBLE_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_REASON_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+ERR_REASON_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+MESSAGE_PREFIX = "preemption: "
+
+_PREEMPT_NEVER = "Never"
+_DISRUPTION_TARGET = "DisruptionTarget"
+_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+IsEligiblePodFunc = Callable[[NodeInfo, Pod, Pod], bool]
+MoreImportantPodFunc = Callable[[Pod, Pod], bool]
+
+
+def pod_terminating_by_preemption(pod: Pod) -> bool:
+    """Being deleted, with the ``DisruptionTarget`` condition preemption sets."""
+    if not pod.terminating:
+        return False
+    status = pod.raw.get("status") or {}
+    for cond in status.get("conditions") or ():
+        if cond.get("type") == _DISRUPTION_TARGET:
+            return (
+                cond.get("status") == "True"
+                and cond.get("reason") == _REASON_PREEMPTION_BY_SCHEDULER
+            )
+    return False
+
+
+def filter_pods_with_pdb_violation(
+    pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget]
+) -> tuple[list[Pod], list[Pod]]:
+    """Split ``pods`` (order kept) into those whose eviction would break a PDB and the rest.
+
+    Each matching PDB's budget is spent pod by pod in the given order; a pod
+    without labels matches no PDB, an empty selector matches nothing, and a
+    pod the PDB already lists in ``disruptedPods`` neither spends nor breaks it.
+    """
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                if pdb.selector.empty or not pdb.selector.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+class DefaultPreemption:
+    NAME = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        pct = args.get("minCandidateNodesPercentage")
+        absolute = args.get("minCandidateNodesAbsolute")
+        self.min_candidate_nodes_percentage = int(
+            DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else pct
+        )
+        self.min_candidate_nodes_absolute = int(
+            DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else absolute
+        )
+        _validate(self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute)
+        self.handle = handle
+        self.evaluator = Evaluator(NAME, handle, self)
+        # upstream's customisation hooks, with their defaults
+        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        self.more_important_pod: MoreImportantPodFunc | None = None
+
+    # -- PreEnqueue --------------------------------------------------------------
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """Hold a pod back while its asynchronous preemption is still evicting victims."""
+        running = getattr(self.handle, "is_pod_running_preemption", None)
+        if running is not None and running(pod.uid):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_WAITING_FOR_PREEMPTION)
+        return None
+
+    # -- PostFilter --------------------------------------------------------------
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        result, status = self.evaluator.preempt(state, pod, filtered)
+        if status is not None and status.reasons:
+            msg = status.message()
+            if msg:
+                return result, Status(status.code, MESSAGE_PREFIX + msg)
+        return result, status
+
+    # -- preemption.Interface ----------------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        n = num_nodes * self.min_candidate_nodes_percentage // 100
+        n = max(n, self.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        offset = self.handle.rng.randrange(num_nodes) if num_nodes > 0 else 0
+        return offset, self.calculate_num_candidates(num_nodes)
+
+    def pod_eligible_to_preempt_others(
+        self, pod: Pod, nominated_node_status: Status | None
+    ) -> tuple[bool, str]:
+        if pod.preemption_policy == _PREEMPT_NEVER:
+            return False, ERR_REASON_NOT_ELIGIBLE_POLICY_NEVER
+        nom = pod.nominated_node_name
+        if nom:
+            # filters say the nominated node can never fit: look for another
+            if (
+                nominated_node_status is not None
+                and nominated_node_status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+            ):
+                return True, ""
+            node_info = self.handle.snapshot().get(nom)
+            if node_info is not None:
+                for p in node_info.pods:
+                    if self._is_preemption_allowed(
+                        node_info, p, pod
+                    ) and pod_terminating_by_preemption(p):
+                        # victims of an earlier preemption are still leaving
+                        return False, ERR_REASON_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def select_victims_on_node(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        pdbs: Sequence[PodDisruptionBudget],
+    ) -> tuple[list[Pod], int, Status | None]:
+        handle = self.handle
+
+        def remove_pod(p: Pod) -> Status | None:
+            node_info.remove_pod(p)
+            st = handle.run_pre_filter_extension_remove_pod(state, pod, p, node_info)
+            if st is not None and st.code != Code.SUCCESS:
+                return _as_error(st)
+            return None
+
+        def add_pod(p: Pod) -> Status | None:
+            node_info.add_pod(p)
+            st = handle.run_pre_filter_extension_add_pod(state, pod, p, node_info)
+            if st is not None and st.code != Code.SUCCESS:
+                return _as_error(st)
+            return None
+
+        # First remove every pod that may be preempted and see whether the pod fits.
+        potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
+        for p in potential:
+            err = remove_pod(p)
+            if err is not None:
+                return [], 0, err
+        if not potential:
+            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NO_VICTIMS)
+
+        # Not fitting even without all of them: this node cannot help.  Affinity
+        # of the pod to one of the victims is deliberately not considered.
+        st = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if st is not None and st.code != Code.SUCCESS:
+            return [], 0, st
+
+        less = self._less()
+        go_sort_slice(potential, less)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+
+        def reprieve(p: Pod) -> tuple[bool, Status | None]:
+            err = add_pod(p)
+            if err is not None:
+                return False, err
+            fst = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            fits = fst is None or fst.code == Code.SUCCESS
+            if not fits:
+                err = remove_pod(p)
+                if err is not None:
+                    return False, err
+                victims.append(p)
+            return fits, None
+
+        # Reprieve as many as possible, PDB-protected pods first, each group
+        # from the most important pod down.
+        num_violating = 0
+        for p in violating:
+            fits, err = reprieve(p)
+            if err is not None:
+                return [], 0, err
+            if not fits:
+                num_violating += 1
+        for p in non_violating:
+            _, err = reprieve(p)
+            if err is not None:
+                return [], 0, err
+
+        if violating and non_violating:
+            go_sort_slice(victims, less)
+        return victims, num_violating, None
+
+    def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
+        return None
+
+    # -- helpers -------------------------------------------------------------------
+    def _is_preemption_allowed(self, node_info: NodeInfo, victim: Pod, preemptor: Pod) -> bool:
+        return victim.priority < preemptor.priority and self.is_eligible_pod(
+            node_info, victim, preemptor
+        )
+
+    def _less(self) -> Callable[[Pod, Pod], bool]:
+        if self.more_important_pod is not None:
+            return self.more_important_pod
+        clock = PodClock(self.handle.now())
+        return lambda a, b: more_important_pod(a, b, clock)
+
+
+def _as_error(st: Status) -> Status:
+    """A failing PreFilter extension aborts this node's dry run as an error."""
+    if st.code == Code.ERROR:
+        return st
+    return Status(Code.ERROR, st.message(), plugin=st.plugin, error=st.error)
+
+
+def _validate(pct: int, absolute: int) -> None:
+    # as ValidateDefaultPreemptionArgs; the config loader reports these with field paths
+    if pct < 0 or pct > 100:
+        raise ValueError(
+            f"minCandidateNodesPercentage: Invalid value: {pct}: not in valid range [0, 100]"
+        )
+    if absolute < 0:
+        raise ValueError(
+            f"minCandidateNodesAbsolute: Invalid value: {absolute}: not in valid range [0, inf)"
+        )
+    if pct == 0 and absolute == 0:
+        raise ValueError(
+            "minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time "
+            "as minCandidateNodesAbsolute"
+        )
+
+
+PLUGIN = DefaultPreemption
+
+
+def new(args: Mapping[str, Any], handle: Handle) -> DefaultPreemption:
+    return DefaultPreemption(args or {}, handle)
