@@ -1,0 +1,4 @@
+"""Node resource plugins: NodeResourcesFit and NodeResourcesBalancedAllocation.
+
+Upstream counterpart: ``pkg/scheduler/framework/plugins/noderesources``.
+"""

@@ -1,0 +1,443 @@
+"""Scoring shared by NodeResourcesFit and NodeResourcesBalancedAllocation.
+
+Upstream counterpart: ``pkg/scheduler/framework/plugins/noderesources``
+(``resource_allocation.go``, ``least_allocated.go``, ``most_allocated.go``,
+``requested_to_capacity_ratio.go``, ``helper/shape_score.go``).
+
+For each configured resource the scorer takes the node's allocatable and what
+is already allocated on it, adds the pod's request, and hands the three vectors
+to a strategy.  Fit counts *non-zero* requests for cpu and memory (a pod without
+requests counts as 100m / 200Mi); BalancedAllocation (``use_requested``) counts
+the actual requests.  A scalar resource the pod does not request is left out,
+and so is any resource the node has none of.
+
+Integer arithmetic follows Go: ``int64`` division truncates toward zero
+(:func:`go_div`), ``math.Round`` rounds half away from zero (:func:`go_round`).
+Each strategy has a per-node form (the reference, used for explanations) and a
+numpy form over a :class:`~scheduler_engine.framework.node_table.NodeTable`
+that performs the same float64 operations in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...framework.interfaces import MAX_NODE_SCORE
+from ...framework.node_info import NodeInfo
+from ...framework.node_table import NodeTable
+from ...objects import Pod, is_scalar_resource_name
+from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+
+__all__ = [
+    "LEAST_ALLOCATED",
+    "MAX_CUSTOM_PRIORITY_SCORE",
+    "MAX_UTILIZATION",
+    "MOST_ALLOCATED",
+    "REQUESTED_TO_CAPACITY_RATIO",
+    "ResourceSpec",
+    "balanced_resource_scorer",
+    "broken_linear_function",
+    "go_div",
+    "go_round",
+    "least_resource_scorer",
+    "most_resource_scorer",
+    "node_allocatable_request",
+    "parse_resources",
+    "pod_request_list",
+    "requested_to_capacity_ratio_scorer",
+    "table_allocatable_request",
+]
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+# shape scores are given on 0..10 and scaled to 0..MAX_NODE_SCORE
+MAX_CUSTOM_PRIORITY_SCORE = 10
+MAX_UTILIZATION = 100
+
+DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
+
+
+class ResourceSpec:
+    __slots__ = ("name", "scalar", "weight")
+
+    def __init__(self, name: str, weight: int) -> None:
+        self.name = name
+        self.weight = weight
+        # upstream skips a scalar resource the pod does not request
+        self.scalar = is_scalar_resource_name(name)
+
+    def __repr__(self) -> str:
+        return f"ResourceSpec({self.name}, {self.weight})"
+
+
+def parse_resources(raw: Sequence[Mapping[str, Any]] | None) -> tuple[ResourceSpec, ...]:
+    """``resources`` args (defaults when absent; a 0 or missing weight means 1, as upstream defaults)."""
+    if not raw:
+        return tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
+    return tuple(ResourceSpec(str(r["name"]), int(r.get("weight") or 1)) for r in raw)
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's int64 ``a / b``: the quotient truncated toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def go_round(x: float) -> int:
+    """Go's ``math.Round``: half away from zero, exact (no ``x + 0.5`` error)."""
+    t = math.trunc(x)
+    if abs(x - t) >= 0.5:
+        t += 1 if x > 0 else -1
+    return int(t)
+
+
+# -- the pod's side -----------------------------------------------------------------
+
+
+def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
+    """The pod's request of each configured resource (``calculatePodResourceRequestList``)."""
+    out: list[int] = []
+    req = pod.requests
+    for r in resources:
+        name = r.name
+        if name == CPU:
+            out.append(req.milli_cpu if use_requested else pod.non0_cpu)
+        elif name == MEMORY:
+            out.append(req.memory if use_requested else pod.non0_mem)
+        else:
+            out.append(req.get(name))
+    return out
+
+
+# -- the node's side, per node ----------------------------------------------------
+
+
+def node_allocatable_request(
+    ni: NodeInfo,
+    resources: Sequence[ResourceSpec],
+    pod_requests: Sequence[int],
+    use_requested: bool,
+) -> tuple[list[int], list[int], list[int]]:
+    """(requested incl. the pod, allocated, allocatable) per resource (``calculateNodeAllocatableRequest``)."""
+    n = len(resources)
+    requested = [0] * n
+    allocated = [0] * n
+    allocatable = [0] * n
+    alloc = ni.node.allocatable
+    used = ni.requested if use_requested else ni.non_zero_requested
+    for i, r in enumerate(resources):
+        pr = pod_requests[i]
+        if pr == 0 and r.scalar:
+            continue
+        name = r.name
+        if name == CPU:
+            a, u = alloc.milli_cpu, used.milli_cpu
+        elif name == MEMORY:
+            a, u = alloc.memory, used.memory
+        elif name == EPHEMERAL_STORAGE:
+            # always the actual request: non-zero defaults exist only for cpu/memory
+            a, u = alloc.ephemeral_storage, ni.requested.ephemeral_storage
+        else:
+            a = alloc.scalar.get(name, 0)
+            u = ni.requested.scalar.get(name, 0) if a else 0
+        if a == 0:
+            continue
+        allocatable[i] = a
+        allocated[i] = u
+        requested[i] = u + pr
+    return requested, allocated, allocatable
+
+
+# -- the node's side, vectorised ---------------------------------------------------
+
+
+def table_allocatable_request(
+    table: NodeTable,
+    rows: np.ndarray,
+    resources: Sequence[ResourceSpec],
+    pod_requests: Sequence[int],
+    use_requested: bool,
+) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray] | None]:
+    """Per resource: (index, requested, allocated, allocatable) over ``rows``, or None when skipped.
+
+    Entries where allocatable is 0 hold zeros in all three arrays, as the
+    per-node form does.
+    """
+    out: list[tuple[int, np.ndarray, np.ndarray, np.ndarray] | None] = []
+    for i, r in enumerate(resources):
+        pr = pod_requests[i]
+        if pr == 0 and r.scalar:
+            out.append(None)
+            continue
+        name = r.name
+        c = table.columns.get(name)
+        if name == CPU:
+            a = table.allocatable[rows, 0]
+            u = table.requested[rows, 0] if use_requested else table.non_zero_cpu[rows]
+        elif name == MEMORY:
+            a = table.allocatable[rows, 1]
+            u = table.requested[rows, 1] if use_requested else table.non_zero_memory[rows]
+        elif c is None:
+            # never seen on any node: allocatable 0 everywhere
+            out.append(None)
+            continue
+        else:
+            # ephemeral-storage and scalars: always the actual requests
+            a = table.allocatable[rows, c]
+            u = table.requested[rows, c]
+        has = a != 0
+        if not has.any():
+            out.append(None)
+            continue
+        u = np.where(has, u, 0)
+        out.append((i, np.where(has, u + pr, 0), u, a))
+    return out
+
+
+# -- strategies: per node ------------------------------------------------------------
+
+
+def _least_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return ((capacity - requested) * MAX_NODE_SCORE) // capacity
+
+
+def _most_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    if requested > capacity:
+        requested = capacity
+    return (requested * MAX_NODE_SCORE) // capacity
+
+
+def least_resource_scorer(
+    weights: Sequence[int], requested: Sequence[int], allocatable: Sequence[int]
+) -> int:
+    node_score = weight_sum = 0
+    for i, a in enumerate(allocatable):
+        if a == 0:
+            continue
+        w = weights[i]
+        node_score += _least_requested_score(requested[i], a) * w
+        weight_sum += w
+    if weight_sum == 0:
+        return 0
+    return go_div(node_score, weight_sum)
+
+
+def most_resource_scorer(
+    weights: Sequence[int], requested: Sequence[int], allocatable: Sequence[int]
+) -> int:
+    node_score = weight_sum = 0
+    for i, a in enumerate(allocatable):
+        if a == 0:
+            continue
+        w = weights[i]
+        node_score += _most_requested_score(requested[i], a) * w
+        weight_sum += w
+    if weight_sum == 0:
+        return 0
+    return go_div(node_score, weight_sum)
+
+
+def broken_linear_function(shape: Sequence[tuple[int, int]], p: int) -> int:
+    """``helper.BuildBrokenLinearFunction`` evaluated at ``p`` (Go integer arithmetic)."""
+    for i, (u, s) in enumerate(shape):
+        if p <= u:
+            if i == 0:
+                return shape[0][1]
+            u0, s0 = shape[i - 1]
+            return s0 + go_div((s - s0) * (p - u0), u - u0)
+    return shape[-1][1]
+
+
+def scaled_shape(raw: Sequence[Mapping[str, Any]]) -> tuple[tuple[int, int], ...]:
+    """Shape points from args, scores scaled from 0..10 to 0..MAX_NODE_SCORE."""
+    factor = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    return tuple((int(p.get("utilization") or 0), int(p.get("score") or 0) * factor) for p in raw)
+
+
+def shape_lookup(shape: Sequence[tuple[int, int]]) -> np.ndarray:
+    """The broken-line function at utilisations 0..100 (all the scorer ever asks for)."""
+    return np.array(
+        [broken_linear_function(shape, p) for p in range(MAX_UTILIZATION + 1)], dtype=np.int64
+    )
+
+
+def requested_to_capacity_ratio_scorer(
+    lookup: Sequence[int],
+    weights: Sequence[int],
+    requested: Sequence[int],
+    allocatable: Sequence[int],
+) -> int:
+    node_score = weight_sum = 0
+    for i, a in enumerate(allocatable):
+        if a == 0:
+            continue
+        r = requested[i]
+        # requested*100/capacity lies in 0..100 whenever requested <= capacity
+        rs = lookup[MAX_UTILIZATION] if r > a else lookup[(r * MAX_UTILIZATION) // a]
+        if rs > 0:
+            w = weights[i]
+            node_score += rs * w
+            weight_sum += w
+    if weight_sum == 0:
+        return 0
+    return go_round(float(node_score) / float(weight_sum))
+
+
+def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """``(1 - std) * MaxNodeScore`` over the used fractions (each capped at 1), truncated."""
+    fractions: list[float] = []
+    total = 0.0
+    for i, a in enumerate(allocatable):
+        if a == 0:
+            continue
+        f = float(requested[i]) / float(a)
+        if f > 1:
+            f = 1.0
+        total += f
+        fractions.append(f)
+    std = 0.0
+    n = len(fractions)
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = total / float(n)
+        s = 0.0
+        for f in fractions:
+            s = s + (f - mean) * (f - mean)
+        std = math.sqrt(s / float(n))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def balanced_resource_scorer(
+    requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]
+) -> int:
+    """v1.36: half the range is the balance with the pod, moved by how much the pod improves it."""
+    with_pod = balanced_resource_score(requested, allocatable)
+    without_pod = balanced_resource_score(allocated, allocatable)
+    half = MAX_NODE_SCORE // 2
+    return half + go_div(half + with_pod - without_pod, 2)
+
+
+# -- strategies: vectorised ------------------------------------------------------------
+
+_Entries = Sequence[tuple[int, np.ndarray, np.ndarray, np.ndarray] | None]
+
+
+def _np_go_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    q = np.abs(a) // np.abs(b)
+    return np.where((a >= 0) == (np.asarray(b) >= 0), q, -q)
+
+
+def least_resource_batch(weights: Sequence[int], entries: _Entries, n: int) -> np.ndarray:
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for e in entries:
+        if e is None:
+            continue
+        i, req, _, alloc = e
+        has = alloc != 0
+        safe = np.where(has, alloc, 1)
+        rs = np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // safe)
+        w = weights[i]
+        node_score += np.where(has, rs * w, 0)
+        weight_sum += np.where(has, w, 0)
+    return np.where(
+        weight_sum == 0, 0, _np_go_div(node_score, np.where(weight_sum == 0, 1, weight_sum))
+    )
+
+
+def most_resource_batch(weights: Sequence[int], entries: _Entries, n: int) -> np.ndarray:
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for e in entries:
+        if e is None:
+            continue
+        i, req, _, alloc = e
+        has = alloc != 0
+        safe = np.where(has, alloc, 1)
+        rs = (np.minimum(req, alloc) * MAX_NODE_SCORE) // safe
+        w = weights[i]
+        node_score += np.where(has, rs * w, 0)
+        weight_sum += np.where(has, w, 0)
+    return np.where(
+        weight_sum == 0, 0, _np_go_div(node_score, np.where(weight_sum == 0, 1, weight_sum))
+    )
+
+
+def requested_to_capacity_ratio_batch(
+    lookup: np.ndarray, weights: Sequence[int], entries: _Entries, n: int
+) -> np.ndarray:
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for e in entries:
+        if e is None:
+            continue
+        i, req, _, alloc = e
+        has = alloc != 0
+        safe = np.where(has, alloc, 1)
+        over = req > alloc
+        p = np.where(over, MAX_UTILIZATION, (np.where(over, 0, req) * MAX_UTILIZATION) // safe)
+        rs = lookup[p]
+        use = has & (rs > 0)
+        w = weights[i]
+        node_score += np.where(use, rs * w, 0)
+        weight_sum += np.where(use, w, 0)
+    x = node_score.astype(np.float64) / np.where(weight_sum == 0, 1, weight_sum).astype(np.float64)
+    t = np.trunc(x)
+    rounded = (t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0.0)).astype(np.int64)
+    return np.where(weight_sum == 0, 0, rounded)
+
+
+def _balanced_batch_score(
+    values: Sequence[np.ndarray], allocs: Sequence[np.ndarray], n: int
+) -> np.ndarray:
+    """:func:`balanced_resource_score` for every node, same float64 operations in the same order."""
+    count = np.zeros(n, dtype=np.int64)
+    total = np.zeros(n, dtype=np.float64)
+    first = np.zeros(n, dtype=np.float64)
+    second = np.zeros(n, dtype=np.float64)
+    fracs: list[tuple[np.ndarray, np.ndarray]] = []
+    for v, a in zip(values, allocs, strict=True):
+        has = a != 0
+        f = v.astype(np.float64) / np.where(has, a, 1).astype(np.float64)
+        f = np.where(f > 1, 1.0, f)
+        f = np.where(has, f, 0.0)
+        # adding 0.0 leaves a float sum unchanged, so masked entries do not disturb the order
+        total = total + f
+        first = np.where(has & (count == 0), f, first)
+        second = np.where(has & (count == 1), f, second)
+        count = count + has
+        fracs.append((has, f))
+    std = np.zeros(n, dtype=np.float64)
+    two = count == 2
+    if two.any():
+        std = np.where(two, np.abs((first - second) / 2), std)
+    many = count > 2
+    if many.any():
+        cnt = np.where(many, count, 1).astype(np.float64)
+        mean = total / cnt
+        s = np.zeros(n, dtype=np.float64)
+        for has, f in fracs:
+            d = f - mean
+            s = np.where(has, s + d * d, s)
+        std = np.where(many, np.sqrt(s / cnt), std)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+
+def balanced_resource_batch(entries: _Entries, n: int) -> np.ndarray:
+    reqs = [e[1] for e in entries if e is not None]
+    used = [e[2] for e in entries if e is not None]
+    allocs = [e[3] for e in entries if e is not None]
+    with_pod = _balanced_batch_score(reqs, allocs, n)
+    without_pod = _balanced_batch_score(used, allocs, n)
+    half = MAX_NODE_SCORE // 2
+    return half + _np_go_div(half + with_pod - without_pod, 2)
