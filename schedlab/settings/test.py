@@ -15,14 +15,17 @@ ALLOWED_HOSTS = ["*"]
 DATABASES = {"default": database_from_env("postgres://postgres@127.0.0.1:5432/schedlab")}
 # Several people (and CI) may run the suite at once on one PostgreSQL: a test
 # database per process keeps their runs from dropping each other's database.
-DATABASES["default"]["TEST"] = {"NAME": f"test_schedlab_{os.getpid()}"}
+# A worker process started by a test passes the parent's id on in SCHEDLAB_TEST_ID.
+TEST_ID = env_str("SCHEDLAB_TEST_ID", str(os.getpid()))
+DATABASES["default"]["TEST"] = {"NAME": f"test_schedlab_{TEST_ID}"}
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 # Same reason: a prefix per process so concurrent runs never see each other's messages.
-CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL, prefix=f"schedlab-test-{os.getpid()}")}
+CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL, prefix=f"schedlab-test-{TEST_ID}")}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_DEFAULT_QUEUE = f"schedlab-test-{TEST_ID}"
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
