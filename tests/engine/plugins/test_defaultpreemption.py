@@ -6,8 +6,8 @@ TestPreempt) with their expected victims, nodes and messages; a few more pin
 down behaviour upstream's tests leave implicit (PDB accounting, the order of
 criteria, Go's ordering of pods without a start time).
 
-Plugins run through the real framework runtime; the handle is a small test
-double giving the runtime and the plugin what a scheduler's handle gives.
+Plugins run through the real framework runtime and handle; the handle only
+counts filter runs, as upstream's tests count their fake filter's calls.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from scheduler_engine.cluster import build_cluster
 from scheduler_engine.config.types import PluginRef, ProfileConfig
 from scheduler_engine.framework import CycleState, NodeInfo, NodeToStatus, Snapshot
+from scheduler_engine.framework.handle import FrameworkHandle, SimulationContext
 from scheduler_engine.framework.registry import Registry
 from scheduler_engine.framework.runtime import Framework
 from scheduler_engine.framework.status import Code, Status
@@ -105,67 +106,47 @@ def _registry() -> Registry:
 # -- the handle ----------------------------------------------------------------
 
 
-class TestHandle:
-    """What the runtime and DefaultPreemption need from a scheduler's handle."""
+class CountingHandle(FrameworkHandle):
+    """The real handle, counting filter runs (upstream's tests count FakeFilter calls)."""
 
-    __test__ = False  # not a test class
-
-    def __init__(
-        self,
-        objects: Sequence[Mapping[str, Any]],
-        *,
-        seed: int = 0,
-        nominated: Mapping[str, Sequence[Pod]] | None = None,
-        with_eviction: bool = True,
-    ) -> None:
-        self.cluster = build_cluster(objects)
-        self._snapshot = Snapshot(
-            self.cluster.nodes, self.cluster.running_pods, self.cluster.namespaces
-        )
-        self.rng = random.Random(seed)
-        self.parallelism = 1
-        self.framework: Framework | None = None
-        self._nominated = {k: list(v) for k, v in (nominated or {}).items()}
-        self.filter_calls = 0
-        self.evicted: list[str] = []
-        self.cleared: list[str] = []
-        if with_eviction:
-            self.evict = self._evict
-            self.clear_nominated_node_name = self._clear
-
-    def snapshot(self) -> Snapshot:
-        return self._snapshot
-
-    def now(self) -> float:
-        return NOW
-
-    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
-        return list(self._nominated.get(node_name, ()))
+    filter_calls = 0
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:
         self.filter_calls += 1
-        assert self.framework is not None
-        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        return super().run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_pre_filter_extension_add_pod(state, pod, other, node_info)
+    @property
+    def evicted(self) -> list[str]:
+        return [e.victim.key for e in self.ctx.evictions]
 
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_pre_filter_extension_remove_pod(state, pod, other, node_info)
 
-    def _evict(self, victim: Pod, preemptor: Pod) -> None:
-        self.evicted.append(victim.key)
+class NonEvictingHandle:
+    """A handle without ``evict``: victims are left to whoever reads the result."""
 
-    def _clear(self, pod: Pod) -> None:
-        self.cleared.append(pod.key)
+    def __init__(self, inner: CountingHandle) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("evict", "clear_nominated_node_name"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def make_handle(
+    objects: Sequence[Mapping[str, Any]],
+    *,
+    seed: int = 0,
+    nominated: Mapping[str, Sequence[Pod]] | None = None,
+) -> CountingHandle:
+    cluster = build_cluster(objects)
+    snapshot = Snapshot(cluster.nodes, cluster.running_pods, cluster.namespaces)
+    ctx = SimulationContext(cluster, snapshot, random.Random(seed), clock=NOW, parallelism=1)
+    for node_name, pods in (nominated or {}).items():
+        for p in pods:
+            ctx.nominate(p, node_name)
+    return CountingHandle(ctx)
 
 
 def setup(
@@ -174,9 +155,10 @@ def setup(
     filters: Sequence[str] = ("NodeResourcesFit",),
     pre_filters: Sequence[str] | None = None,
     args: Mapping[str, Any] | None = None,
+    with_eviction: bool = True,
     **handle_kw: Any,
-) -> tuple[TestHandle, Framework, dp.DefaultPreemption]:
-    handle = TestHandle(objects, **handle_kw)
+) -> tuple[CountingHandle, Framework, dp.DefaultPreemption]:
+    handle = make_handle(objects, **handle_kw)
     if pre_filters is None:
         pre_filters = [f for f in filters if f not in ("FalseFilter",)]
     plugins = {
@@ -185,7 +167,8 @@ def setup(
         "postFilter": (PluginRef(dp.NAME),),
     }
     profile = ProfileConfig("default-scheduler", plugins, {dp.NAME: dict(args or {})})
-    fw = Framework(profile, _registry(), handle)
+    plugin_handle: Any = handle if with_eviction else NonEvictingHandle(handle)
+    fw = Framework(profile, _registry(), plugin_handle)
     handle.framework = fw
     return handle, fw, fw.plugins[dp.NAME]
 
@@ -1201,7 +1184,9 @@ def test_lower_priority_nominated_pods_on_the_node_lose_their_nomination() -> No
     p = pod("p", HIGH, SMALL).pod()
     result, status = pl.post_filter(prefiltered(fw, p), p, statuses({"node1": U}))
     assert status is None and result is not None
-    assert handle.cleared == ["default/low"]
+    assert low.nominated_node_name == ""
+    assert high.nominated_node_name == "node1"
+    assert handle.nominated_pods_for_node("node1") == [high]
     assert result.details["clearedNominations"] == ["default/low"]
 
 
@@ -1352,7 +1337,7 @@ def test_filter_pods_with_pdb_violation(
     ],
 )
 def test_calculate_num_candidates(num_nodes: int, args: dict[str, int], want: int) -> None:
-    handle = TestHandle([])
+    handle = make_handle([])
     pl = dp.new(args, handle)
     assert pl.calculate_num_candidates(num_nodes) == want
     offset, n = pl.get_offset_and_num_candidates(num_nodes)
@@ -1371,7 +1356,7 @@ def test_calculate_num_candidates(num_nodes: int, args: dict[str, int], want: in
 )
 def test_invalid_args_are_rejected(args: dict[str, int]) -> None:
     with pytest.raises(ValueError):
-        dp.new(args, TestHandle([]))
+        dp.new(args, make_handle([]))
 
 
 # -- messages ---------------------------------------------------------------------
@@ -1391,7 +1376,7 @@ def test_fit_error_message_sorts_counts_as_strings() -> None:
 
 
 def test_pre_enqueue_holds_a_pod_while_its_preemption_runs() -> None:
-    handle = TestHandle([])
+    handle = make_handle([])
     pl = dp.new({}, handle)
     p = make_pod("p").pod()
     assert pl.pre_enqueue(p) is None
