@@ -24,7 +24,8 @@ Terminating pods are counted like any other, as upstream does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState, StateData
@@ -90,6 +91,11 @@ class _Term:
         self.selector = selector
         self.topology_key = topology_key
         self.weight = weight
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """What the term selects: equal keys count the same pods."""
+        return (self.namespaces, self.all_namespaces, self.selector, self.topology_key)
 
     def matches(self, pod: Pod) -> bool:
         if self.all_namespaces or pod.namespace in self.namespaces:
@@ -213,6 +219,129 @@ class PreFilterState(StateData):
                 _bump(self.anti_affinity_counts, labels, t.topology_key, multiplier)
 
 
+# A node's share of the PreFilter counts: one list of topology pairs per count
+# map, a pair listed once per (pod, term) that matched.
+Contribution = tuple[list[tuple[str, str]], ...]
+
+
+def _existing_anti_contribution(
+    ni: NodeInfo, pod: Pod, ns_labels: Mapping[str, str]
+) -> Contribution | None:
+    with_anti = ni.pods_with_required_anti_affinity
+    if not with_anti:
+        return None
+    labels = ni.node.labels
+    pairs: list[tuple[str, str]] = []
+    for other in with_anti:
+        for t in other.required_anti_affinity_terms:
+            if t.matches(pod, ns_labels):
+                tv = labels.get(t.topology_key)
+                if tv is not None:
+                    pairs.append((t.topology_key, tv))
+    return (pairs,) if pairs else None
+
+
+def _incoming_contribution(
+    ni: NodeInfo, aff: tuple[_Term, ...], anti: tuple[_Term, ...]
+) -> Contribution | None:
+    pods = ni.pods
+    if not pods:
+        return None
+    labels = ni.node.labels
+    aff_pairs: list[tuple[str, str]] = []
+    anti_pairs: list[tuple[str, str]] = []
+    for other in pods:
+        if aff and _matches_all(aff, other):
+            for t in aff:
+                tv = labels.get(t.topology_key)
+                if tv is not None:
+                    aff_pairs.append((t.topology_key, tv))
+        for t in anti:
+            if t.matches(other):
+                tv = labels.get(t.topology_key)
+                if tv is not None:
+                    anti_pairs.append((t.topology_key, tv))
+    return (aff_pairs, anti_pairs) if aff_pairs or anti_pairs else None
+
+
+def _apply(totals: tuple[TopologyCounts, ...], contrib: Contribution, sign: int) -> None:
+    for counts, pairs in zip(totals, contrib, strict=True):
+        for pair in pairs:
+            n = counts.get(pair, 0) + sign
+            if n:
+                counts[pair] = n
+            else:
+                del counts[pair]
+
+
+class _Aggregate:
+    """Counts summed over nodes, kept per node so only changed nodes are recounted.
+
+    A node's entry is valid while its NodeInfo, Node and generation (bumped on
+    every pod added or removed) are the same objects and value as when counted.
+    """
+
+    __slots__ = ("entries", "totals")
+
+    def __init__(self, k: int) -> None:
+        self.entries: dict[int, tuple[NodeInfo, int, Node, Contribution | None]] = {}
+        self.totals: tuple[TopologyCounts, ...] = tuple({} for _ in range(k))
+
+    def refresh(
+        self,
+        nodes: Sequence[NodeInfo],
+        compute: Callable[[NodeInfo], Contribution | None],
+    ) -> bool:
+        entries = self.entries
+        totals = self.totals
+        for ni in nodes:
+            idx = ni.index
+            e = entries.get(idx)
+            if e is not None and e[0] is ni and e[1] == ni.generation and e[2] is ni.node:
+                continue
+            if idx < 0:
+                return False
+            if e is not None and e[3] is not None:
+                _apply(totals, e[3], -1)
+            contrib = compute(ni)
+            entries[idx] = (ni, ni.generation, ni.node, contrib)
+            if contrib is not None:
+                _apply(totals, contrib, 1)
+        # the same nodes as counted before, no more and no fewer
+        return len(entries) == len(nodes)
+
+
+_CACHE_KEY = "plugins.interpodaffinity.aggregates"
+_CACHE_SIZE = 16
+
+
+def _counts_over(
+    cache: OrderedDict[Any, _Aggregate] | None,
+    key: Any,
+    nodes: Sequence[NodeInfo],
+    compute: Callable[[NodeInfo], Contribution | None],
+    k: int,
+) -> tuple[TopologyCounts, ...]:
+    """Fresh count maps (the caller may mutate them) summed over ``nodes``."""
+    if cache is not None:
+        agg = cache.get(key)
+        if agg is not None:
+            cache.move_to_end(key)
+        else:
+            agg = cache[key] = _Aggregate(k)
+            if len(cache) > _CACHE_SIZE:
+                cache.popitem(last=False)
+        if agg.refresh(nodes, compute):
+            return tuple(dict(t) for t in agg.totals)
+        del cache[key]
+    totals: tuple[TopologyCounts, ...] = tuple({} for _ in range(k))
+    for ni in nodes:
+        contrib = compute(ni)
+        if contrib is not None:
+            _apply(totals, contrib, 1)
+    return totals
+
+
 class PreScoreState(StateData):
     """topology key → topology value → summed weight.  Read-only after PreScore."""
 
@@ -256,6 +385,16 @@ class InterPodAffinity:
         cluster = getattr(handle, "cluster", None)
         return getattr(cluster, "namespaces", None) or {}
 
+    def _cache(self) -> OrderedDict[Any, _Aggregate] | None:
+        """Per-snapshot aggregates (None without a snapshot: count from scratch)."""
+        if self._handle is None:
+            return None
+        ext = self._handle.snapshot().extensions
+        cache = ext.get(_CACHE_KEY)
+        if cache is None:
+            cache = ext[_CACHE_KEY] = OrderedDict()
+        return cache
+
     def _terms(self, pod: Pod, ns_map: Mapping[str, Mapping[str, str]]) -> _ResolvedTerms:
         # resolving a namespaceSelector lists namespaces: once per pod and namespace map
         cached = pod.cache.get(NAME)
@@ -274,43 +413,31 @@ class InterPodAffinity:
         ns_labels = ns_map.get(pod.namespace) or {}
         s = PreFilterState(pod, terms.affinity, terms.anti_affinity, ns_labels)
 
-        existing = s.existing_anti_affinity_counts
-        for ni in nodes:
-            with_anti = ni.pods_with_required_anti_affinity
-            if not with_anti:
-                continue
-            labels = ni.node.labels
-            for other in with_anti:
-                for t in other.required_anti_affinity_terms:
-                    if t.matches(pod, ns_labels):
-                        tv = labels.get(t.topology_key)
-                        if tv is not None:
-                            pair = (t.topology_key, tv)
-                            existing[pair] = existing.get(pair, 0) + 1
+        cache = self._cache()
+        existing = _counts_over(
+            cache,
+            (
+                "existing",
+                pod.namespace,
+                frozenset(pod.labels.items()),
+                frozenset(ns_labels.items()),
+            ),
+            nodes,
+            lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
+            1,
+        )[0]
+        s.existing_anti_affinity_counts = existing
 
         aff = s.affinity_terms
         anti = s.anti_affinity_terms
         if aff or anti:
-            aff_counts = s.affinity_counts
-            anti_counts = s.anti_affinity_counts
-            for ni in nodes:
-                pods = ni.pods
-                if not pods:
-                    continue
-                labels = ni.node.labels
-                for other in pods:
-                    if aff and _matches_all(aff, other):
-                        for t in aff:
-                            tv = labels.get(t.topology_key)
-                            if tv is not None:
-                                pair = (t.topology_key, tv)
-                                aff_counts[pair] = aff_counts.get(pair, 0) + 1
-                    for t in anti:
-                        if t.matches(other):
-                            tv = labels.get(t.topology_key)
-                            if tv is not None:
-                                pair = (t.topology_key, tv)
-                                anti_counts[pair] = anti_counts.get(pair, 0) + 1
+            s.affinity_counts, s.anti_affinity_counts = _counts_over(
+                cache,
+                ("incoming", tuple(t.key for t in aff), tuple(t.key for t in anti)),
+                nodes,
+                lambda ni: _incoming_contribution(ni, aff, anti),
+                2,
+            )
         elif not existing:
             return None, Status(Code.SKIP)
 

@@ -1260,3 +1260,60 @@ def test_factory_applies_upstream_defaults() -> None:
 def test_factory_rejects_out_of_range_weight() -> None:
     with pytest.raises(ValueError, match="not in valid range"):
         new({"hardPodAffinityWeight": 101}, FakeHandle(Snapshot([])))
+
+
+# -- per-snapshot incremental counts agree with counting from scratch --------------------
+
+_LABEL_CHOICES = [{"app": "a"}, {"app": "b"}, {"app": "a", "tier": "x"}, {}]
+_TERM_CHOICES = [
+    In("app", "zone", "a"),
+    Exists("tier", "kubernetes.io/hostname"),
+    NotIn("app", "zone", "b"),
+]
+
+
+def _random_pod(rng: Any, name: str) -> dict[str, Any]:
+    aff = affinity(
+        req=rng.sample(_TERM_CHOICES, rng.randint(0, 1)) or None,
+        anti=rng.sample(_TERM_CHOICES, rng.randint(0, 2)) or None,
+    )
+    return pod(dict(rng.choice(_LABEL_CHOICES)), aff=aff, name=name)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cached_counts_match_counting_from_scratch(seed: int) -> None:
+    import random
+
+    from scheduler_engine.objects import parse_node, parse_pod
+
+    rng = random.Random(seed)
+    nodes = [
+        parse_node(make_node(f"n{i}").zone(f"z{i % 3}").obj()) for i in range(rng.randint(1, 8))
+    ]
+    snap = Snapshot(nodes, [], {})
+    cached = new({}, FakeHandle(snap))
+    scratch = InterPodAffinity(None)
+    placed: list[Any] = []
+    for step in range(40):
+        if placed and rng.random() < 0.3:
+            victim = placed.pop(rng.randrange(len(placed)))
+            snap.remove_pod(victim, victim.node_name)
+        else:
+            obj = _random_pod(rng, f"p{step}")
+            obj["spec"]["nodeName"] = rng.choice(nodes).name
+            p = parse_pod(obj)
+            snap.add_pod(p, p.node_name)
+            placed.append(p)
+        the_pod = parse_pod(_random_pod(rng, "incoming"))
+        a, b = CycleState(), CycleState()
+        _, st_a = cached.pre_filter(a, the_pod, snap.node_info_list)
+        _, st_b = scratch.pre_filter(b, the_pod, snap.node_info_list)
+        assert outcome(st_a) == outcome(st_b)
+        if st_a is None:
+            assert _state_tuple(a.read(PRE_FILTER_STATE_KEY)) == _state_tuple(
+                b.read(PRE_FILTER_STATE_KEY)
+            )
+            for ni in snap.node_info_list:
+                assert outcome(cached.filter(a, the_pod, ni)) == outcome(
+                    scratch.filter(b, the_pod, ni)
+                )
