@@ -374,13 +374,20 @@ class PreFilterState(StateData):
 
 
 class PreScoreState(StateData):
-    __slots__ = ("constraints", "ignored_nodes", "normalizing_weight", "tp_value_to_pod_counts")
+    __slots__ = (
+        "constraints",
+        "count_ids",
+        "ignored_nodes",
+        "normalizing_weight",
+        "tp_value_to_pod_counts",
+    )
 
     def __init__(self) -> None:
         self.constraints: list[Constraint] = []
         self.ignored_nodes: set[str] = set()
         self.tp_value_to_pod_counts: list[dict[str, int]] = []
         self.normalizing_weight: list[float] = []
+        self.count_ids: list[int] = []
 
     def clone(self) -> PreScoreState:
         # read-only after PreScore, as upstream
@@ -458,6 +465,36 @@ class PodTopologySpread:
         self.default_constraints = tuple(default_constraints)
         self.system_defaulted = system_defaulted
         self.handle = handle
+        # Matching-pod counts per node, reused across cycles while the node's pods are
+        # unchanged: (selector, namespace) → small id; node name → {id: (NodeInfo, generation, count)}.
+        # The NodeInfo identity check keeps preemption's clones and new snapshots apart.
+        self._count_ids: dict[tuple[LabelSelector, str], int] = {}
+        self._counts: dict[str, dict[int, tuple[NodeInfo, int, int]]] = {}
+
+    def _count_id(self, selector: LabelSelector, ns: str) -> int:
+        key = (selector, ns)
+        cid = self._count_ids.get(key)
+        if cid is None:
+            if len(self._count_ids) > 4096:
+                self._count_ids.clear()
+                self._counts.clear()
+            cid = self._count_ids[key] = len(self._count_ids)
+        return cid
+
+    def _count(self, ni: NodeInfo, cid: int, selector: LabelSelector, ns: str) -> int:
+        pods = ni.pods
+        if not pods or selector.empty:
+            return 0
+        per_node = self._counts.get(ni.node.name)
+        if per_node is None:
+            per_node = self._counts[ni.node.name] = {}
+        hit = per_node.get(cid)
+        gen = ni.generation
+        if hit is not None and hit[0] is ni and hit[1] == gen:
+            return hit[2]
+        n = _count_matching(pods, selector, ns)
+        per_node[cid] = (ni, gen, n)
+        return n
 
     # -- constraints -----------------------------------------------------------
     def _objects_of_kind(self, kind: str) -> list[Mapping[str, Any]]:
@@ -520,6 +557,7 @@ class PodTopologySpread:
         policy = _NodePolicy(pod)
         per_node = [0] * n
         idx = range(n)
+        cids = [self._count_id(c.selector, ns) for c in constraints]
         for ni in nodes:
             node = ni.node
             labels = node.labels
@@ -536,7 +574,7 @@ class PodTopologySpread:
                 if j != i and per_node[j] >= 0:
                     cnt = per_node[j]
                 else:
-                    cnt = _count_matching(pods, c.selector, ns) if pods else 0
+                    cnt = self._count(ni, cids[i], c.selector, ns) if pods else 0
                 per_node[i] = cnt
                 d = counts[i]
                 v = labels[c.topology_key]
@@ -661,6 +699,7 @@ class PodTopologySpread:
             weights.append(topology_normalizing_weight(size))
 
         ns = pod.namespace
+        cids = [self._count_id(c.selector, ns) for c in constraints]
         policy = _NodePolicy(pod)
         for ni in all_nodes:
             node = ni.node
@@ -678,8 +717,9 @@ class PodTopologySpread:
                 if v not in d:
                     continue
                 if pods:
-                    d[v] += _count_matching(pods, c.selector, ns)
+                    d[v] += self._count(ni, cids[i], c.selector, ns)
         s.tp_value_to_pod_counts = counts
+        s.count_ids = cids
         s.normalizing_weight = weights
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
@@ -699,7 +739,7 @@ class PodTopologySpread:
             if tp_val is None:
                 continue
             if c.topology_key == LABEL_HOSTNAME:
-                cnt = _count_matching(node_info.pods, c.selector, pod.namespace)
+                cnt = self._count(node_info, s.count_ids[i], c.selector, pod.namespace)
             else:
                 cnt = s.tp_value_to_pod_counts[i].get(tp_val, 0)
             score += _score_for_count(cnt, c.max_skew, s.normalizing_weight[i])

@@ -1804,3 +1804,20 @@ def test_normalize_gives_ignored_nodes_zero_and_inverts():
     assert pl.normalize_score(state, P("p"), scores) is None
     # 100 * (9 + 3 - s) / 9, truncated
     assert [x.score for x in scores] == [100, 33, 0]
+
+
+def test_counts_follow_snapshot_changes_across_cycles():
+    # per-node counts are reused between cycles only while the node's pods are unchanged
+    pod = P("p", {"foo": ""}, tsc=[hard(1, "zone", FOO), soft(1, HOSTNAME, FOO)])
+    nodes = [N("a", {"zone": "z1", HOSTNAME: "a"}), N("b", {"zone": "z2", HOSTNAME: "b"})]
+    pl, snap = plugin_for(nodes, [P("a1", {"foo": ""}, node="a")])
+    state, _ = filter_all(pl, snap, pod)
+    assert state.read(pts.PRE_FILTER_STATE_KEY).tp_value_to_match_num == [{"z1": 1, "z2": 0}]
+    snap.add_pod(P("b1", {"foo": ""}, node="b"), "b")
+    snap.add_pod(P("b2", {"foo": ""}, node="b"), "b")
+    state, got = filter_all(pl, snap, pod)
+    assert state.read(pts.PRE_FILTER_STATE_KEY).tp_value_to_match_num == [{"z1": 1, "z2": 2}]
+    assert {n: code_of(s) for n, s in got.items()} == {"a": OK, "b": UNSCHED}
+    raw, _ = score_all(pl, snap, pod, nodes)
+    # hostname only (the zone constraint is hard): count * log(2 + 2) + 0
+    assert raw == {"a": 1, "b": 3}
