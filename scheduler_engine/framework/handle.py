@@ -1,0 +1,242 @@
+"""What plugins can reach during a simulation (upstream ``framework.Handle``).
+
+One :class:`SimulationContext` is shared by every profile of a run: the
+cluster, the snapshot every cycle sees, the nominator (pods nominated to
+nodes by preemption), evictions, waiting pods, the seeded RNG and the
+simulated clock.  Each profile's framework gets its own :class:`FrameworkHandle`
+over it, because the filter-running helpers belong to the framework.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .cycle_state import CycleState
+from .node_info import NodeInfo
+from .snapshot import Snapshot
+from .status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cluster import ClusterState
+    from ..objects import Pod
+    from .runtime import Framework
+
+__all__ = ["Eviction", "FrameworkHandle", "SimulationContext", "WaitingPod"]
+
+
+@dataclass(slots=True)
+class Eviction:
+    """A running pod removed by preemption."""
+
+    victim: Pod
+    node: str
+    # the preemptor's key ("" when unknown)
+    by: str = ""
+    reason: str = ""
+
+
+class WaitingPod:
+    """A pod that Permit holds (upstream ``waitingPod``): allowed by all, or rejected."""
+
+    __slots__ = ("deadlines", "pending", "pod", "status")
+
+    def __init__(self, pod: Pod, waits: dict[str, float], now: float) -> None:
+        self.pod = pod
+        # plugin → timeout (seconds) still pending
+        self.pending: dict[str, float] = dict(waits)
+        self.deadlines: dict[str, float] = {p: now + t for p, t in waits.items()}
+        # None while waiting; SUCCESS when allowed by all; a rejection otherwise
+        self.status: Status | None = None
+
+    def get_pod(self) -> Pod:
+        return self.pod
+
+    def get_pending_plugins(self) -> list[str]:
+        return list(self.pending)
+
+    def allow(self, plugin: str) -> None:
+        self.pending.pop(plugin, None)
+        self.deadlines.pop(plugin, None)
+        if not self.pending and self.status is None:
+            self.status = Status(Code.SUCCESS)
+
+    def reject(self, plugin: str, msg: str) -> bool:
+        if self.status is not None:
+            return False
+        self.status = Status(Code.UNSCHEDULABLE, msg, plugin=plugin)
+        return True
+
+    def expire(self, now: float) -> bool:
+        """Time out the earliest pending plugin whose deadline passed (as upstream's timers)."""
+        from .runtime import go_duration
+
+        if self.status is not None or not self.deadlines:
+            return False
+        plugin = min(self.deadlines, key=lambda p: (self.deadlines[p], p))
+        if self.deadlines[plugin] > now:
+            return False
+        waited = go_duration(self.pending[plugin])
+        return self.reject(
+            plugin, f"rejected due to timeout after waiting {waited} at plugin {plugin}"
+        )
+
+    def next_deadline(self) -> float | None:
+        return min(self.deadlines.values()) if self.deadlines else None
+
+
+@dataclass
+class SimulationContext:
+    """State shared by every profile of one run."""
+
+    cluster: ClusterState
+    snapshot: Snapshot
+    rng: random.Random
+    clock: float = 0.0
+    parallelism: int = 16
+    # node name → pods nominated to it (in nomination order); pod key → node
+    nominated: dict[str, list[Pod]] = field(default_factory=dict)
+    nominated_node_of: dict[str, str] = field(default_factory=dict)
+    evictions: list[Eviction] = field(default_factory=list)
+    waiting: dict[str, WaitingPod] = field(default_factory=dict)
+    # the pod being scheduled (evictions are attributed to it)
+    current_pod: str = ""
+    # called after each eviction (the queue re-activates pods waiting for room)
+    on_evict: list[Callable[[Eviction], None]] = field(default_factory=list)
+
+    def now(self) -> float:
+        return self.clock
+
+    # -- nominator ----------------------------------------------------------------
+    def nominate(self, pod: Pod, node_name: str) -> None:
+        """Set (``""`` clears) the pod's nominated node, as ``AddNominatedPod`` in Override mode."""
+        self.delete_nominated(pod)
+        if node_name:
+            self.nominated.setdefault(node_name, []).append(pod)
+            self.nominated_node_of[pod.key] = node_name
+        pod.nominated_node_name = node_name
+
+    def delete_nominated(self, pod: Pod) -> None:
+        old = self.nominated_node_of.pop(pod.key, None)
+        if old is None:
+            return
+        lst = [p for p in self.nominated.get(old, ()) if p.key != pod.key]
+        if lst:
+            self.nominated[old] = lst
+        else:
+            self.nominated.pop(old, None)
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        return self.nominated.get(node_name, [])
+
+    # -- evictions ----------------------------------------------------------------
+    def evict(self, pod: Pod, preemptor: Pod | None = None, reason: str = "") -> bool:
+        """Remove a running pod from the snapshot and the cluster (preemption's delete)."""
+        node = pod.node_name
+        if not node or not self.snapshot.remove_pod(pod, node):
+            return False
+        self.cluster.pods = [p for p in self.cluster.pods if p.key != pod.key]
+        by = preemptor.key if preemptor is not None else self.current_pod
+        ev = Eviction(pod, node, by, reason)
+        self.evictions.append(ev)
+        for cb in self.on_evict:
+            cb(ev)
+        return True
+
+    # -- waiting pods ---------------------------------------------------------------
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting.get(uid)
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
+        return iter(list(self.waiting.values()))
+
+
+class FrameworkHandle:
+    """The Handle one profile's plugins receive (see ``interfaces.Handle``)."""
+
+    def __init__(self, ctx: SimulationContext) -> None:
+        self.ctx = ctx
+        # set by the framework's builder once the plugins exist
+        self.framework: Framework | None = None
+
+    @property
+    def cluster(self) -> ClusterState:
+        return self.ctx.cluster
+
+    def snapshot(self) -> Snapshot:
+        return self.ctx.snapshot
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        return self.ctx.nominated.get(node_name, [])
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        assert self.framework is not None
+        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        assert self.framework is not None
+        return self.framework.run_filter_plugins(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        assert self.framework is not None
+        return self.framework.run_pre_filter_extension_add_pod(
+            state, pod_to_schedule, pod_to_add, node_info
+        )
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        assert self.framework is not None
+        return self.framework.run_pre_filter_extension_remove_pod(
+            state, pod_to_schedule, pod_to_remove, node_info
+        )
+
+    @property
+    def rng(self) -> random.Random:
+        return self.ctx.rng
+
+    def now(self) -> float:
+        return self.ctx.clock
+
+    @property
+    def parallelism(self) -> int:
+        return self.ctx.parallelism
+
+    @property
+    def profile_name(self) -> str:
+        return self.framework.profile_name if self.framework is not None else ""
+
+    # -- preemption --------------------------------------------------------------------
+    def evict(self, pod: Pod, preemptor: Pod | None = None, reason: str = "") -> Status | None:
+        """Delete a victim: it leaves the snapshot and the cluster, and is recorded.
+
+        Evicting a pod that is not running (already gone) is not an error, as
+        a delete of an already deleted pod is not for the preemptor.
+        """
+        self.ctx.evict(pod, preemptor, reason)
+        return None
+
+    def nominate(self, pod: Pod, node_name: str) -> None:
+        self.ctx.nominate(pod, node_name)
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        """Lower-priority pods nominated to a preempted node lose their nomination."""
+        self.ctx.nominate(pod, "")
+
+    # -- Permit ------------------------------------------------------------------------
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.ctx.get_waiting_pod(uid)
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], Any]) -> None:
+        for wp in self.ctx.iterate_over_waiting_pods():
+            callback(wp)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self.ctx.waiting.get(uid)
+        return wp.reject("", "removed") if wp is not None else False

@@ -1,0 +1,73 @@
+"""The scheduling queue of a one-shot simulation (upstream ``backend/queue``, simplified).
+
+What a real kube-scheduler reaches at steady state, made deterministic:
+
+* Every pending pod passes the PreEnqueue plugins of its profile first; a pod
+  a PreEnqueue plugin rejects (scheduling gates, ...) never enters activeQ and
+  is reported with that plugin's message.
+* activeQ is ordered by the profile's QueueSort ``less`` (PrioritySort:
+  higher priority first, then earlier timestamp).  A pod's timestamp is its
+  ``creationTimestamp``; pods that tie keep the order of the snapshot, which
+  is how a running scheduler meets pods created one after another.
+* Each popped pod gets one scheduling attempt.  A pod whose PostFilter
+  (preemption) nominated a node is pushed back at once with its original
+  timestamp and retried once, after its victims are gone: in a real cluster
+  it is re-activated by its victims' deletion and lands on its nominated node,
+  which other pods cannot take in the meantime (nominated pods count in
+  their filters).
+* Pods left unschedulable are retried in further rounds, in queue order, as
+  long as the cluster changed (a bind or an eviction) after their last
+  attempt — upstream re-activates them on such events or, at the latest,
+  flushes them after five minutes; the last attempt's message is the one a
+  user would see.  Rounds stop when nothing changes (or after ``max_rounds``).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+
+from ..framework.interfaces import QueuedPodInfo
+
+__all__ = ["ActiveQueue"]
+
+Less = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+
+
+class _Entry:
+    __slots__ = ("less", "qpi", "seq")
+
+    def __init__(self, qpi: QueuedPodInfo, seq: int, less: Less) -> None:
+        self.qpi = qpi
+        self.seq = seq
+        self.less = less
+
+    def __lt__(self, other: _Entry) -> bool:
+        less = self.less
+        if less(self.qpi, other.qpi):
+            return True
+        if less(other.qpi, self.qpi):
+            return False
+        # neither is first: the order pods arrived in (snapshot order)
+        return self.seq < other.seq
+
+
+class ActiveQueue:
+    """A heap ordered by a QueueSort ``less``; ``seq`` (arrival order) breaks ties."""
+
+    def __init__(self, less: Less) -> None:
+        self.less = less
+        self._heap: list[_Entry] = []
+
+    def push(self, qpi: QueuedPodInfo, seq: int) -> None:
+        heapq.heappush(self._heap, _Entry(qpi, seq, self.less))
+
+    def pop(self) -> tuple[QueuedPodInfo, int]:
+        e = heapq.heappop(self._heap)
+        return e.qpi, e.seq
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)

@@ -1,0 +1,510 @@
+"""One pod's scheduling attempt, top-down as upstream ``schedule_one.go``.
+
+Scheduling cycle: PreFilter → (nominated node first) → Filter over the nodes
+in rotated order until enough feasible nodes are found → on failure PostFilter
+and a :class:`~.messages.FitError` → with one feasible node no scoring →
+PreScore/Score → select the host (ties broken by the seeded RNG) → assume →
+Reserve → Permit.  Binding cycle: PreBind → Bind → PostBind.  Every failure
+after assume unreserves and forgets the pod.
+
+Filtering has two paths that must decide identically:
+
+* the fast path (not explaining): each filter plugin's ``filter_batch`` over
+  the candidate nodes at once (plugins without it run per node on the
+  survivors), nodes with nominated pods re-checked per node with upstream's
+  two passes, the first ``numNodesToFind`` feasible nodes in rotated order
+  kept; when no node is feasible the diagnosis is recomputed per node so the
+  message is exact;
+* the per-node path (explaining, or batch unavailable): upstream's loop,
+  with every filter of every node recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..framework.cycle_state import CycleState
+from ..framework.handle import SimulationContext, WaitingPod
+from ..framework.node_info import NodeInfo
+from ..framework.runtime import Framework, go_list
+from ..framework.status import Code, Status
+from .messages import Diagnosis, FitError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..framework.interfaces import PostFilterResult
+    from ..objects import Pod
+
+__all__ = [
+    "ERR_NO_NODES_AVAILABLE",
+    "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
+    "MIN_FEASIBLE_NODES_TO_FIND",
+    "Attempt",
+    "Scheduler",
+    "num_feasible_nodes_to_find",
+]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(
+    percentage_of_nodes_to_score: int | None, global_percentage: int | None, num_all_nodes: int
+) -> int:
+    """How many feasible nodes end the search (upstream ``numFeasibleNodesToFind``).
+
+    The profile's percentage overrides the global one; 0 means adaptive:
+    ``50 - numAllNodes/125`` percent, at least 5 percent, at least 100 nodes.
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = (
+        percentage_of_nodes_to_score
+        if percentage_of_nodes_to_score is not None
+        else (global_percentage or 0)
+    )
+    if pct == 0:
+        pct = 50 - num_all_nodes // 125
+        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_all_nodes * pct // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class Attempt:
+    """The outcome of one scheduling attempt of one pod."""
+
+    # "Scheduled" | "Unschedulable" | "Error" | "Waiting"
+    status: str
+    node: str | None = None
+    message: str = ""
+    fit_error: FitError | None = None
+    # the PostFilter nomination: None = unchanged, "" = cleared, else the node
+    nominated_node: str | None = None
+    victims: list[str] = field(default_factory=list)
+    diagnosis: Diagnosis | None = None
+    # explain: node → total score (scored nodes only)
+    scores: dict[str, int] | None = None
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    waiting: WaitingPod | None = None
+    state: CycleState | None = None
+
+
+class Scheduler:
+    """The scheduling algorithm over one shared context (upstream ``Scheduler``)."""
+
+    def __init__(
+        self,
+        ctx: SimulationContext,
+        frameworks: dict[str, Framework],
+        *,
+        percentage_of_nodes_to_score: int | None = None,
+        explain: bool = False,
+        batch: bool = True,
+    ) -> None:
+        self.ctx = ctx
+        self.frameworks = frameworks
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.explain = explain
+        self.batch = batch and not explain
+        self.next_start_node_index = 0
+
+    # -- the scheduling cycle -----------------------------------------------------
+    def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
+        """Scheduling cycle, then (unless Permit waits) the binding cycle."""
+        self.ctx.current_pod = pod.key
+        state = CycleState(record=self.explain)
+        att = self._scheduling_algorithm(fwk, state, pod)
+        if att.status != "Scheduled":
+            return att
+        host = att.node
+        assert host is not None
+        # assume: the pod occupies the node in the snapshot from now on
+        pod.node_name = host
+        self.ctx.snapshot.add_pod(pod, host)
+        self.ctx.delete_nominated(pod)
+
+        s = fwk.run_reserve_plugins_reserve(state, pod, host)
+        if s is not None and s.code != Code.SUCCESS:
+            self._unreserve_and_forget(fwk, state, pod, host)
+            return self._cycle_failure(s, host, att)
+
+        s, waits = fwk.run_permit_plugins(state, pod, host)
+        if s is not None and s.code == Code.WAIT:
+            wp = WaitingPod(pod, waits, self.ctx.now())
+            self.ctx.waiting[pod.uid] = wp
+            att.status = "Waiting"
+            att.waiting = wp
+            att.state = state
+            return att
+        if s is not None and s.code != Code.SUCCESS:
+            self._unreserve_and_forget(fwk, state, pod, host)
+            return self._cycle_failure(s, host, att)
+        return self.binding_cycle(fwk, state, pod, att)
+
+    def binding_cycle(self, fwk: Framework, state: CycleState, pod: Pod, att: Attempt) -> Attempt:
+        host = att.node
+        assert host is not None
+        s = fwk.run_pre_bind_plugins(state, pod, host)
+        if s is None or s.code in (Code.SUCCESS, Code.SKIP):
+            s = fwk.run_bind_plugins(state, pod, host)
+            if s is not None and s.code == Code.SKIP:
+                s = Status(Code.ERROR, "no Bind plugin bound the pod", plugin="")
+        if s is not None and s.code != Code.SUCCESS:
+            self._unreserve_and_forget(fwk, state, pod, host)
+            att.status = "Unschedulable" if s.is_rejected() else "Error"
+            att.node = None
+            att.message = s.message()
+            return att
+        fwk.run_post_bind_plugins(state, pod, host)
+        att.status = "Scheduled"
+        return att
+
+    def finish_waiting(self, fwk: Framework, att: Attempt) -> Attempt:
+        """A waiting pod was allowed by every plugin, or rejected (by a plugin or a timeout)."""
+        wp = att.waiting
+        assert wp is not None and att.state is not None and att.node is not None
+        self.ctx.waiting.pop(wp.pod.uid, None)
+        pod = wp.pod
+        s = wp.status
+        if s is not None and s.code == Code.SUCCESS:
+            return self.binding_cycle(fwk, att.state, pod, att)
+        host = att.node
+        self._unreserve_and_forget(fwk, att.state, pod, host)
+        assert s is not None
+        if s.is_rejected():
+            d = Diagnosis()
+            d.node_to_status.set(host, s)
+            d.unschedulable_plugins.add(s.plugin)
+            fe = FitError(pod.key, 1, d)
+            att.fit_error = fe
+            att.message = fe.error()
+            att.status = "Unschedulable"
+        else:
+            att.status = "Error"
+            att.message = f"waiting on permit for pod: {s.message()}"
+        att.node = None
+        return att
+
+    def _cycle_failure(self, s: Status, host: str, att: Attempt) -> Attempt:
+        """Reserve or Permit said no: a rejection is a FitError over the one chosen node."""
+        att.node = None
+        if s.is_rejected():
+            d = Diagnosis()
+            d.node_to_status.set(host, s)
+            d.add_plugin_status(s)
+            fe = FitError("", 1, d)
+            att.fit_error = fe
+            att.message = fe.error()
+            att.status = "Unschedulable"
+        else:
+            att.status = "Error"
+            att.message = s.message()
+        att.nominated_node = ""
+        return att
+
+    def _unreserve_and_forget(self, fwk: Framework, state: CycleState, pod: Pod, host: str) -> None:
+        fwk.run_reserve_plugins_unreserve(state, pod, host)
+        self.ctx.snapshot.remove_pod(pod, host)
+        pod.node_name = ""
+
+    # -- the algorithm ----------------------------------------------------------------
+    def _scheduling_algorithm(self, fwk: Framework, state: CycleState, pod: Pod) -> Attempt:
+        snapshot = self.ctx.snapshot
+        if len(snapshot) == 0:
+            return Attempt("Unschedulable", message=ERR_NO_NODES_AVAILABLE, nominated_node="")
+        feasible, diagnosis, err = self._find_nodes_that_fit_pod(fwk, state, pod)
+        if err is not None:
+            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+        if not feasible:
+            fe = FitError(pod.key, len(snapshot), diagnosis)
+            att = Attempt("Unschedulable", fit_error=fe, diagnosis=diagnosis)
+            if not fwk.has_post_filter_plugins():
+                att.nominated_node = ""
+                att.message = fe.error()
+                return att
+            n_ev = len(self.ctx.evictions)
+            result, s = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
+            diagnosis.post_filter_msg = s.message()
+            att.message = fe.error()
+            self._apply_post_filter(pod, result, att, n_ev)
+            return att
+        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        if len(feasible) == 1:
+            return Attempt(
+                "Scheduled",
+                node=feasible[0].name,
+                diagnosis=diagnosis,
+                evaluated_nodes=evaluated,
+                feasible_nodes=1,
+            )
+        host, scores, err = self._prioritize_and_select(fwk, state, pod, feasible)
+        if err is not None:
+            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+        return Attempt(
+            "Scheduled",
+            node=host,
+            diagnosis=diagnosis,
+            scores=scores,
+            evaluated_nodes=evaluated,
+            feasible_nodes=len(feasible),
+        )
+
+    def _apply_post_filter(
+        self, pod: Pod, result: PostFilterResult | None, att: Attempt, n_ev: int
+    ) -> None:
+        ctx = self.ctx
+        # victims the plugin chose but did not evict through the handle
+        if result is not None:
+            for v in result.victims:
+                if v.node_name and ctx.snapshot.get(v.node_name) is not None:
+                    ni = ctx.snapshot.get(v.node_name)
+                    if ni is not None and any(p.key == v.key for p in ni.pods):
+                        ctx.evict(v)
+        att.victims = [e.victim.key for e in ctx.evictions[n_ev:]]
+        info = result.nominating_info if result is not None else None
+        if info is not None and info.mode == "Override":
+            att.nominated_node = info.nominated_node_name
+
+    # -- filtering ----------------------------------------------------------------------
+    def _find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod
+    ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
+        diagnosis = Diagnosis()
+        all_nodes = self.ctx.snapshot.node_info_list
+        pre_res, s, unsched = fwk.run_pre_filter_plugins(state, pod)
+        diagnosis.unschedulable_plugins = set(unsched)
+        if s is not None and s.code != Code.SUCCESS:
+            if not s.is_rejected():
+                return [], diagnosis, s
+            diagnosis.node_to_status.absent = s
+            diagnosis.pre_filter_msg = s.message()
+            diagnosis.add_plugin_status(s)
+            return [], diagnosis, None
+
+        nominated_failed: str | None = None
+        if pod.nominated_node_name:
+            ni = self.ctx.snapshot.get(pod.nominated_node_name)
+            if ni is not None:
+                feasible, _, err = self._find_nodes_that_pass_filters(
+                    fwk, state, pod, diagnosis, [ni]
+                )
+                if err is not None:
+                    return [], diagnosis, err
+                if feasible:
+                    return feasible, diagnosis, None
+                if ni.name in diagnosis.node_to_status.statuses:
+                    nominated_failed = ni.name
+
+        nodes = all_nodes
+        if pre_res is not None and pre_res.node_names is not None:
+            names = pre_res.node_names
+            nodes = [ni for ni in all_nodes if ni.name in names]
+            diagnosis.node_to_status.absent = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(unsched))}",
+            )
+        start = self.next_start_node_index
+        feasible, examined, err = self._find_nodes_that_pass_filters(
+            fwk, state, pod, diagnosis, nodes
+        )
+        # upstream: len(feasible) + len(NodeToStatus); the nominated node's failed
+        # status counts once more when the full pass did not reach that node again
+        processed = examined
+        if nominated_failed is not None and nodes:
+            pos = next((i for i, ni in enumerate(nodes) if ni.name == nominated_failed), None)
+            if pos is None or (pos - start) % len(nodes) >= examined:
+                processed += 1
+        if all_nodes:
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        if err is not None:
+            return [], diagnosis, err
+        return feasible, diagnosis, None
+
+    def _find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> tuple[list[NodeInfo], int, Status | None]:
+        """(feasible nodes, nodes examined, error) — upstream ``findNodesThatPassFilters``."""
+        n = len(nodes)
+        if n == 0:
+            return [], 0, None
+        to_find = num_feasible_nodes_to_find(
+            fwk.percentage_of_nodes_to_score, self.percentage_of_nodes_to_score, n
+        )
+        if not fwk.has_score_plugins():
+            to_find = 1
+        start = self.next_start_node_index % n
+        if not fwk.has_filter_plugins():
+            k = min(to_find, n)
+            return [nodes[(start + i) % n] for i in range(k)], k, None
+        if self.batch:
+            fast = self._pass_filters_batch(fwk, state, pod, nodes, to_find, start)
+            if fast is not None:
+                feasible, examined, err = fast
+                if err is not None:
+                    return [], examined, err
+                if feasible:
+                    return feasible, examined, None
+                # nothing fits: recompute per node for the exact diagnosis
+        return self._pass_filters_per_node(fwk, state, pod, diagnosis, nodes, to_find, start)
+
+    def _pass_filters_per_node(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+        to_find: int,
+        start: int,
+    ) -> tuple[list[NodeInfo], int, Status | None]:
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        examined = n
+        statuses = diagnosis.node_to_status.statuses
+        check = fwk.run_filter_plugins_with_nominated_pods
+        explain = self.explain
+        done = False
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            s = check(state, pod, ni)
+            if done:
+                # explaining only: nodes past the cut-off are recorded, not decided on
+                continue
+            if s is None or s.code == Code.SUCCESS:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    examined = i + 1
+                    if not explain:
+                        break
+                    done = True
+            elif s.code == Code.ERROR:
+                return [], i + 1, s
+            else:
+                statuses[ni.name] = s
+                diagnosis.add_plugin_status(s)
+        return feasible, examined, None
+
+    def _pass_filters_batch(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        nodes: list[NodeInfo],
+        to_find: int,
+        start: int,
+    ) -> tuple[list[NodeInfo], int, Status | None] | None:
+        """(feasible nodes, nodes processed, error) or None when no plugin offers a batch."""
+        active = fwk.active_filters(state)
+        batch = [(name, fb) for name, _, fb in active if fb is not None]
+        if not batch:
+            return None
+        rest = [(name, f) for name, f, fb in active if fb is None]
+        n = len(nodes)
+        mask: np.ndarray | None = None
+        for name, fb in batch:
+            try:
+                m = fb(state, pod, nodes)
+            except Exception as exc:
+                return (
+                    [],
+                    0,
+                    Status(
+                        Code.ERROR,
+                        f'running "{name}" filter plugin: {type(exc).__name__}: {exc}',
+                        plugin=name,
+                        error=exc,
+                    ),
+                )
+            mask = m if mask is None else (mask & m)
+        assert mask is not None
+        idx = np.flatnonzero(mask)
+        if start:
+            cut = int(np.searchsorted(idx, start))
+            order = np.concatenate((idx[cut:], idx[:cut]))
+        else:
+            order = idx
+        nominated = self.ctx.nominated
+        feasible: list[NodeInfo] = []
+        last = -1
+        for j in order.tolist():
+            ni = nodes[j]
+            if nominated and ni.name in nominated:
+                s = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+            elif rest:
+                s = None
+                for name, f in rest:
+                    try:
+                        s = f(state, pod, ni)
+                    except Exception as exc:
+                        s = Status(Code.ERROR, f"{type(exc).__name__}: {exc}", plugin=name)
+                    if s is not None and s.code != Code.SUCCESS:
+                        if not s.is_rejected():
+                            return (
+                                [],
+                                0,
+                                Status(
+                                    Code.ERROR,
+                                    f'running "{name}" filter plugin: {s.message()}',
+                                    plugin=name,
+                                    error=s.error,
+                                ),
+                            )
+                        break
+            else:
+                s = None
+            if s is None or s.code == Code.SUCCESS:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    last = j
+                    break
+            elif s.code == Code.ERROR:
+                return [], 0, s
+        processed = n if last < 0 else ((last - start) % n) + 1
+        return feasible, processed, None
+
+    # -- scoring --------------------------------------------------------------------------
+    def _prioritize_and_select(
+        self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo]
+    ) -> tuple[str, dict[str, int] | None, Status | None]:
+        if not fwk.has_score_plugins():
+            totals = np.ones(len(feasible), dtype=np.int64)
+        else:
+            s = fwk.run_pre_score_plugins(state, pod, feasible)
+            if s is not None and s.code != Code.SUCCESS:
+                return "", None, s
+            res, s = fwk.run_score_plugins(state, pod, feasible, batch=self.batch)
+            if s is not None:
+                return "", None, s
+            assert res is not None
+            totals = res.totals
+        best = int(totals.max())
+        ties = np.flatnonzero(totals == best)
+        k = int(ties[0]) if len(ties) == 1 else int(ties[self.ctx.rng.randrange(len(ties))])
+        scores = None
+        if self.explain:
+            scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
+        return feasible[k].name, scores, None
+
+
+def pod_volume_claims(pod: Pod) -> list[str]:
+    """PVCs a pod uses, including the ones generic ephemeral volumes create."""
+    out = list(pod.pvc_names)
+    for v in pod.spec.get("volumes") or []:
+        if isinstance(v, dict) and v.get("ephemeral") is not None:
+            out.append(f"{pod.name}-{v.get('name')}")
+    return out
+
+
+def describe(value: Any) -> str:  # pragma: no cover - debugging aid
+    return repr(value)
