@@ -23,6 +23,7 @@ drawing randomness from the run's seeded RNG.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -174,7 +175,8 @@ def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
     sort, which this reproduces exactly (``less`` may be inconsistent, as
     upstream's start-time comparison is for pods without a start time).
     Longer slices go through pdqsort upstream; they are sorted stably here,
-    which agrees whenever ``less`` is a strict weak order.
+    which agrees whenever ``less`` is a strict weak order (not for pods of
+    equal priority without start times, whose upstream order is pdqsort's).
     """
     n = len(items)
     if n <= 12:
@@ -184,12 +186,13 @@ def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
                 items[j], items[j - 1] = items[j - 1], items[j]
                 j -= 1
         return
-    import functools
 
     def cmp(a: Any, b: Any) -> int:
-        if less(a, b):
+        # pairs that are each "less" than the other (no start times) count as equal
+        ab, ba = less(a, b), less(b, a)
+        if ab and not ba:
             return -1
-        if less(b, a):
+        if ba and not ab:
             return 1
         return 0
 

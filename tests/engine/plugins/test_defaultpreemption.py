@@ -1384,3 +1384,14 @@ def test_pre_enqueue_holds_a_pod_while_its_preemption_runs() -> None:
     st = pl.pre_enqueue(p)
     assert st is not None and st.code == UU
     assert st.message() == "waiting for the preemption for this pod to be finished"
+
+
+def test_go_sort_slice_sorts_long_slices_by_the_same_order() -> None:
+    clock = PodClock(NOW)
+    pods = [
+        make_pod(f"p{i}").priority(i % 5).set("status.startTime", epoch(i)).pod() for i in range(13)
+    ]
+    go_sort_slice(pods, lambda a, b: more_important_pod(a, b, clock))
+    assert [(p.priority, p.name) for p in pods] == sorted(
+        ((p.priority, p.name) for p in pods), key=lambda t: (-t[0], int(t[1][1:]))
+    )
