@@ -1,11 +1,21 @@
-"""DefaultNormalizeScore (upstream helper/normalize_score_test.go) and Go division."""
+"""DefaultNormalizeScore (upstream helper/normalize_score_test.go), Go division and the
+node-signature table behind the batch paths."""
 
 from __future__ import annotations
 
 import pytest
 
 from scheduler_engine.framework.interfaces import MAX_NODE_SCORE, NodeScore
-from scheduler_engine.plugins.helper import default_normalize_score, go_div
+from scheduler_engine.framework.node_info import NodeInfo
+from scheduler_engine.framework.snapshot import Snapshot
+from scheduler_engine.plugins.helper import (
+    SIGNATURES_KEY,
+    NodeSignatures,
+    default_normalize_score,
+    go_div,
+    signatures_for,
+)
+from tests.engine.builders import make_node
 
 CASES = [
     ("proportional", False, [1, 2, 3, 4], [25, 50, 75, 100]),
@@ -42,3 +52,59 @@ def test_it_keeps_node_names_and_order() -> None:
 )
 def test_go_div_truncates_toward_zero(a: int, b: int, q: int) -> None:
     assert go_div(a, b) == q
+
+
+# -- node signatures (the batch paths' shared table) ---------------------------------
+
+
+class _Handle:
+    def __init__(self, snap: Snapshot) -> None:
+        self._snap = snap
+
+    def snapshot(self) -> Snapshot:
+        return self._snap
+
+
+def _snap() -> Snapshot:
+    return Snapshot(
+        [
+            make_node("a").labels(pool="cpu").node(),
+            make_node("b").labels(pool="cpu").node(),
+            make_node("c").labels(pool="gpu").taint("gpu", "", "NoSchedule").node(),
+            make_node("d").labels(pool="gpu").taint("gpu", "", "NoSchedule").unschedulable().node(),
+        ]
+    )
+
+
+def test_nodes_differing_only_in_hostname_share_a_label_signature() -> None:
+    tab = NodeSignatures(_snap().node_info_list)
+    assert tab.label_ids.tolist() == [0, 0, 1, 1]
+    assert tab.taint_ids.tolist() == [0, 0, 1, 1]
+    assert tab.unschedulable.tolist() == [False, False, False, True]
+
+
+def test_the_table_is_built_once_per_snapshot() -> None:
+    snap = _snap()
+    handle = _Handle(snap)
+    tab, rows = signatures_for(handle, snap.node_info_list)
+    assert snap.extensions[SIGNATURES_KEY] is tab
+    assert rows.tolist() == [0, 1, 2, 3]
+    again, sub = signatures_for(handle, [snap.node_info_list[3], snap.node_info_list[1]])
+    assert again is tab
+    assert sub.tolist() == [3, 1]
+
+
+def test_clones_map_to_their_rows() -> None:
+    snap = _snap()
+    clones = [ni.clone() for ni in snap.node_info_list[2:]]
+    tab, rows = signatures_for(_Handle(snap), clones)
+    assert tab is snap.extensions[SIGNATURES_KEY]
+    assert rows.tolist() == [2, 3]
+
+
+def test_foreign_nodes_get_a_table_of_their_own() -> None:
+    snap = _snap()
+    foreign = [NodeInfo(make_node("x").node(), 0)]
+    tab, rows = signatures_for(_Handle(snap), foreign)
+    assert tab is not snap.extensions.get(SIGNATURES_KEY)
+    assert tab.names == ["x"] and rows.tolist() == [0]
