@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,12 +36,14 @@ __all__ = ["EXTENSION_KEY", "NodeTable"]
 EXTENSION_KEY = "NodeTable"
 
 _FIXED = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_INDEX = operator.attrgetter("index")
 
 
 class NodeTable:
     """Resource matrices ``[nodes x resources]`` (int64) kept in step with a snapshot."""
 
     __slots__ = (
+        "_last",
         "_zeros",
         "allocatable",
         "allowed_pods",
@@ -109,6 +111,8 @@ class NodeTable:
         self.pod_count = np.array(count, dtype=np.int64)
         self.allowed_pods = np.array(allowed, dtype=np.int64)
         self._zeros = np.zeros(n, dtype=np.int64)
+        # (nodes list, its rows, first, last) of the last for_nodes lookup
+        self._last: tuple[Any, np.ndarray, Any, Any] | None = None
 
     # -- construction and lookup ------------------------------------------------
     @classmethod
@@ -134,14 +138,30 @@ class NodeTable:
         if snapshot is not None:
             table = cls.of(snapshot)
             infos = table.node_infos
-            if nodes is snapshot.node_info_list and len(nodes) == len(infos):
-                return table, np.arange(len(nodes), dtype=np.intp)
-            idx = [ni.index for ni in nodes]
-            n = len(infos)
-            if all(0 <= i < n for i in idx) and all(
-                map(operator.is_, map(infos.__getitem__, idx), nodes)
+            k = len(nodes)
+            if nodes is snapshot.node_info_list and k == len(infos):
+                return table, np.arange(k, dtype=np.intp)
+            # Fit and BalancedAllocation score the same feasible list one after
+            # the other: remember the last one checked (with its ends, in case
+            # the list object was reused).
+            last = table._last
+            if (
+                last is not None
+                and last[0] is nodes
+                and len(last[1]) == k
+                and (k == 0 or (last[2] is nodes[0] and last[3] is nodes[-1]))
             ):
-                return table, np.array(idx, dtype=np.intp)
+                return table, last[1]
+            idx = np.fromiter(map(_INDEX, nodes), dtype=np.intp, count=k)
+            n = len(infos)
+            if k == 0 or (
+                int(idx.min()) >= 0
+                and int(idx.max()) < n
+                and all(map(operator.is_, map(infos.__getitem__, idx.tolist()), nodes))
+            ):
+                if k:
+                    table._last = (nodes, idx, nodes[0], nodes[-1])
+                return table, idx
         table = cls(nodes)
         return table, np.arange(len(nodes), dtype=np.intp)
 
