@@ -1,46 +1,30 @@
-"""Preemption end to end, through the engine CLI's documented contract.
+"""Preemption end to end, through the public ``simulate`` API.
 
-``python -m scheduler_engine simulate --snapshot FILE`` prints one JSON
-document (the design's CLI contract); the ``FailedScheduling`` messages below
-are the ones a real kube-scheduler v1.36 writes for these clusters (default
-profile: DynamicResources' PostFilter speaks first, then DefaultPreemption).
+``simulate(cluster).to_dict()`` is the JSON document of the engine CLI's
+contract; the ``FailedScheduling`` messages below are the ones a real
+kube-scheduler v1.36 writes for these clusters (default profile:
+DynamicResources' PostFilter speaks first, then DefaultPreemption).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from scheduler_engine.cluster import build_cluster
+
 from .builders import make_node, make_pod
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("scheduler_engine.__main__") is None,
-    reason="the simulate CLI is not there yet",
-)
+simulate_api = pytest.importorskip("scheduler_engine.simulate")
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 
 
-def simulate(tmp_path: Path, *items: Any) -> dict[str, dict[str, Any]]:
-    snap = tmp_path / "cluster.json"
-    snap.write_text(
-        json.dumps({"apiVersion": "v1", "kind": "List", "items": [i.obj() for i in items]})
-    )
-    out = subprocess.run(
-        [sys.executable, "-m", "scheduler_engine", "simulate", "--snapshot", str(snap)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    return {r["pod"]: r for r in json.loads(out.stdout)["results"]}
+def simulate(*items: Any) -> dict[str, dict[str, Any]]:
+    cluster = build_cluster([i.obj() for i in items])
+    doc = simulate_api.simulate(cluster, seed=1).to_dict()
+    return {r["pod"]: r for r in doc["results"]}
 
 
 def pdb(name: str, labels: dict[str, str], allowed: int) -> Any:
@@ -62,9 +46,8 @@ def _preempted_onto(result: dict[str, Any], node: str) -> None:
     assert result["node"] == node or result["nominatedNode"] == node, result
 
 
-def test_lower_priority_pod_is_evicted_for_a_higher_priority_one(tmp_path: Path) -> None:
+def test_lower_priority_pod_is_evicted_for_a_higher_priority_one() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_pod("low").priority(10).req(cpu="2").node("n1"),
         make_pod("high").priority(1000).req(cpu="1"),
@@ -74,9 +57,8 @@ def test_lower_priority_pod_is_evicted_for_a_higher_priority_one(tmp_path: Path)
     _preempted_onto(high, "n1")
 
 
-def test_request_above_every_node_is_not_helped_by_preemption(tmp_path: Path) -> None:
+def test_request_above_every_node_is_not_helped_by_preemption() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_node("n2").cap(cpu="2", memory="4Gi"),
         make_node("n3").cap(cpu="2", memory="4Gi"),
@@ -92,9 +74,8 @@ def test_request_above_every_node_is_not_helped_by_preemption(tmp_path: Path) ->
     assert not big["victims"]
 
 
-def test_preemption_policy_never_is_not_eligible(tmp_path: Path) -> None:
+def test_preemption_policy_never_is_not_eligible() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_pod("low").priority(10).req(cpu="2").node("n1"),
         make_pod("polite").priority(1000).req(cpu="1").preemption_policy("Never"),
@@ -108,9 +89,8 @@ def test_preemption_policy_never_is_not_eligible(tmp_path: Path) -> None:
     assert not polite["victims"]
 
 
-def test_no_lower_priority_pods_means_no_victims(tmp_path: Path) -> None:
+def test_no_lower_priority_pods_means_no_victims() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_pod("peer").priority(1000).req(cpu="2").node("n1"),
         make_pod("p").priority(1000).req(cpu="1"),
@@ -123,9 +103,8 @@ def test_no_lower_priority_pods_means_no_victims(tmp_path: Path) -> None:
     )
 
 
-def test_node_whose_victims_respect_pdbs_is_preferred(tmp_path: Path) -> None:
+def test_node_whose_victims_respect_pdbs_is_preferred() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_node("n2").cap(cpu="2", memory="4Gi"),
         make_pod("guarded").priority(10).req(cpu="2").labels(app="db").node("n1"),
@@ -138,9 +117,8 @@ def test_node_whose_victims_respect_pdbs_is_preferred(tmp_path: Path) -> None:
     _preempted_onto(high, "n2")
 
 
-def test_node_with_the_lowest_priority_victims_is_chosen(tmp_path: Path) -> None:
+def test_node_with_the_lowest_priority_victims_is_chosen() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="2", memory="4Gi"),
         make_node("n2").cap(cpu="2", memory="4Gi"),
         make_pod("mid").priority(100).req(cpu="2").node("n1"),
@@ -152,9 +130,8 @@ def test_node_with_the_lowest_priority_victims_is_chosen(tmp_path: Path) -> None
     _preempted_onto(high, "n2")
 
 
-def test_only_as_many_victims_as_needed(tmp_path: Path) -> None:
+def test_only_as_many_victims_as_needed() -> None:
     res = simulate(
-        tmp_path,
         make_node("n1").cap(cpu="4", memory="8Gi"),
         make_pod("a")
         .priority(10)
