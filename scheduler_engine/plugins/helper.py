@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -143,14 +144,18 @@ class NodeSignatures:
             and (not nodes or (last[0] is nodes[0] and last[-1] is nodes[-1]))
         ):
             return self._last_rows
+        idx = [ni.index for ni in nodes]
+        if idx and min(idx) < 0:
+            return None
         ref = self.nodes
-        size = len(ref)
-        out = np.empty(len(nodes), dtype=np.intp)
-        for i, ni in enumerate(nodes):
-            j = ni.index
-            if j < 0 or j >= size or ref[j] is not ni.node:
-                return None
-            out[i] = j
+        try:
+            mapped = [ref[j] for j in idx]
+        except IndexError:
+            return None
+        # a clone keeps its node and index; anything else is not in this table
+        if not all(map(operator.is_, mapped, [ni.node for ni in nodes])):
+            return None
+        out = np.array(idx, dtype=np.intp)
         self._last_nodes = nodes
         self._last_rows = out
         return out
@@ -176,7 +181,7 @@ class NodeSignatures:
         if len(reps) == 1 or len(ids) == 0:
             value = check(reps[0]) if reps else dtype(0)
             return np.full(len(ids), value, dtype=dtype)
-        used = np.unique(ids)
+        used = np.flatnonzero(np.bincount(ids, minlength=len(reps)))
         table = np.zeros(len(reps), dtype=dtype)
         for sid in used.tolist():
             table[sid] = check(reps[sid])
