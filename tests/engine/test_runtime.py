@@ -1,0 +1,350 @@
+"""The framework runtime: upstream's semantics per extension point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scheduler_engine.framework.cycle_state import CycleState
+from scheduler_engine.framework.interfaces import (
+    NodeToStatus,
+    NominatingInfo,
+    PostFilterResult,
+    PreFilterResult,
+)
+from scheduler_engine.framework.runtime import go_duration
+from scheduler_engine.framework.status import Code, Status
+from tests.engine.builders import make_node, make_pod
+from tests.engine.fakes import Fake, build_framework
+
+NODES = [make_node(f"n{i}").cap(cpu=4, memory="8Gi").obj() for i in range(3)]
+POD = make_pod("p").pod()
+
+
+def _raise(*_: object) -> None:
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(
+    ("results", "code", "message", "skipped"),
+    [
+        ([(None, None), (None, None)], None, "", set()),
+        ([(None, Status(Code.SKIP)), (None, None)], None, "", {"A"}),
+        (
+            [(None, Status.unresolvable("nope")), (None, None)],
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            "nope",
+            set(),
+        ),
+        (
+            [(None, Status.unschedulable("later")), (None, None)],
+            Code.UNSCHEDULABLE,
+            "later",
+            set(),
+        ),
+        (
+            [
+                (PreFilterResult(frozenset({"n0"})), None),
+                (PreFilterResult(frozenset({"n1"})), None),
+            ],
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            "node(s) didn't satisfy plugin(s) [A B] simultaneously",
+            set(),
+        ),
+        (
+            [(PreFilterResult(frozenset()), None), (None, None)],
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            "node(s) didn't satisfy plugin A",
+            set(),
+        ),
+        (
+            [(None, Status(Code.ERROR, "bad")), (None, None)],
+            Code.ERROR,
+            'running PreFilter plugin "A": bad',
+            set(),
+        ),
+    ],
+    ids=[
+        "all-succeed",
+        "skip-marks-filter-skipped",
+        "unresolvable-stops",
+        "unschedulable-keeps-running",
+        "disjoint-node-sets",
+        "one-plugin-narrows-to-nothing",
+        "error-is-wrapped",
+    ],
+)
+def test_pre_filter_merges_and_stops_like_upstream(results, code, message, skipped):
+    a = Fake("A", pre_filter=results[0], pre_filter_extensions=None)
+    b = Fake("B", pre_filter=results[1], pre_filter_extensions=None)
+    fwk, _ = build_framework({"preFilter": ["A", "B"]}, [a, b], NODES)
+    state = CycleState()
+    _, s, _ = fwk.run_pre_filter_plugins(state, POD)
+    assert (s.code if s else None) == code
+    assert (s.message() if s else "") == message
+    assert state.skip_filter_plugins == skipped
+    if code == Code.UNSCHEDULABLE:
+        assert [c for c, _ in b.calls] == ["pre_filter"]
+
+
+def test_pre_filter_unschedulable_names_the_plugin():
+    a = Fake("A", pre_filter=(None, Status.unschedulable("x")), pre_filter_extensions=None)
+    fwk, _ = build_framework({"preFilter": ["A"]}, [a], NODES)
+    _, s, _ = fwk.run_pre_filter_plugins(CycleState(), POD)
+    assert s.plugin == "A"
+
+
+def test_filter_stops_at_first_rejection_in_plugin_order():
+    a = Fake("A", filter=Status.unschedulable("a-no"))
+    b = Fake("B", filter=Status.unschedulable("b-no"))
+    fwk, ctx = build_framework({"filter": ["A", "B"]}, [a, b], NODES)
+    s = fwk.run_filter_plugins(CycleState(), POD, ctx.snapshot.node_info_list[0])
+    assert (s.plugin, s.message()) == ("A", "a-no")
+    assert b.calls == []
+
+
+def test_filter_explained_runs_every_plugin_and_records_all():
+    a = Fake("A", filter=Status.unschedulable("a-no"))
+    b = Fake("B", filter=Status.unresolvable("b-no"))
+    fwk, ctx = build_framework({"filter": ["A", "B"]}, [a, b], NODES, explain=True)
+    s = fwk.run_filter_plugins(CycleState(), POD, ctx.snapshot.node_info_list[0])
+    assert s.plugin == "A"
+    rec = fwk.recorder.get(POD.key, "filter")["n0"]
+    assert rec["A"]["reasons"] == ["a-no"] and rec["B"]["code"] == "UnschedulableAndUnresolvable"
+
+
+def test_filter_skipped_plugin_is_not_called():
+    a = Fake(
+        "A",
+        pre_filter=(None, Status(Code.SKIP)),
+        pre_filter_extensions=None,
+        filter=Status.unschedulable("x"),
+    )
+    fwk, ctx = build_framework({"preFilter": ["A"], "filter": ["A"]}, [a], NODES)
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, POD)
+    assert fwk.run_filter_plugins(state, POD, ctx.snapshot.node_info_list[0]) is None
+
+
+def test_plugin_exception_becomes_error_naming_plugin():
+    a = Fake("A", filter=_raise)
+    fwk, ctx = build_framework({"filter": ["A"]}, [a], NODES)
+    s = fwk.run_filter_plugins(CycleState(), POD, ctx.snapshot.node_info_list[0])
+    assert s.code == Code.ERROR and s.plugin == "A"
+    assert s.message() == 'running "A" filter plugin: RuntimeError: boom'
+
+
+def test_filter_returning_wait_is_an_error():
+    a = Fake("A", filter=Status(Code.WAIT, "w"))
+    fwk, ctx = build_framework({"filter": ["A"]}, [a], NODES)
+    s = fwk.run_filter_plugins(CycleState(), POD, ctx.snapshot.node_info_list[0])
+    assert s.code == Code.ERROR and s.message() == 'running "A" filter plugin: w'
+
+
+def test_nominated_pods_of_higher_priority_count_in_first_pass():
+    seen = []
+
+    def filt(state, pod, ni):
+        seen.append(len(ni.pods))
+        return None if len(ni.pods) == 0 else Status.unschedulable("full")
+
+    a = Fake("A", filter=filt)
+    fwk, ctx = build_framework({"filter": ["A"]}, [a], NODES)
+    ni = ctx.snapshot.node_info_list[0]
+    high = make_pod("high").priority(10).pod()
+    low = make_pod("low").priority(-1).pod()
+    ctx.nominate(low, "n0")
+    assert fwk.run_filter_plugins_with_nominated_pods(CycleState(), POD, ni) is None
+    ctx.nominate(high, "n0")
+    s = fwk.run_filter_plugins_with_nominated_pods(CycleState(), POD, ni)
+    assert s.message() == "full"
+    assert len(ni.pods) == 0  # the snapshot's node info is never changed
+
+
+def test_nominated_two_passes_both_must_pass():
+    def filt(state, pod, ni):  # passes only with the nominated pod present
+        return None if ni.pods else Status.unschedulable("needs company")
+
+    a = Fake("A", filter=filt)
+    fwk, ctx = build_framework({"filter": ["A"]}, [a], NODES)
+    ctx.nominate(make_pod("buddy").pod(), "n0")
+    s = fwk.run_filter_plugins_with_nominated_pods(
+        CycleState(), POD, ctx.snapshot.node_info_list[0]
+    )
+    assert s.message() == "needs company"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "code", "msg", "second_called"),
+    [
+        (
+            Status.unschedulable("no new claims to deallocate"),
+            Status.unschedulable(
+                "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+            ),
+            Code.UNSCHEDULABLE,
+            "no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            True,
+        ),
+        (None, Status.unschedulable("x"), Code.SUCCESS, "", False),
+        (
+            Status.unresolvable("stop"),
+            Status.unschedulable("x"),
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            "stop",
+            False,
+        ),
+        (
+            Status(Code.ERROR, "not found"),
+            Status.unschedulable("x"),
+            Code.ERROR,
+            "not found",
+            False,
+        ),
+    ],
+    ids=["reasons-joined-in-order", "success-stops", "unresolvable-stops", "error-stops"],
+)
+def test_post_filter_combines_like_upstream(first, second, code, msg, second_called):
+    a = Fake("A", post_filter=(None, first))
+    b = Fake("B", post_filter=(None, second))
+    fwk, _ = build_framework({"postFilter": ["A", "B"]}, [a, b], NODES)
+    _, s = fwk.run_post_filter_plugins(CycleState(), POD, NodeToStatus())
+    assert (s.code, s.message()) == (code, msg)
+    assert bool(b.calls) == second_called
+
+
+def test_post_filter_keeps_last_non_noop_nomination():
+    r = PostFilterResult(NominatingInfo("n1"))
+    a = Fake("A", post_filter=(r, Status.unschedulable("a")))
+    b = Fake("B", post_filter=(None, Status.unschedulable("b")))
+    fwk, _ = build_framework({"postFilter": ["A", "B"]}, [a, b], NODES)
+    res, s = fwk.run_post_filter_plugins(CycleState(), POD, NodeToStatus())
+    assert res is r and s.plugin == "A"
+
+
+def _norm(values):
+    def normalize(state, pod, scores):
+        for sc, v in zip(scores, values, strict=True):
+            sc.score = v
+
+    return normalize
+
+
+def test_score_normalize_weight_and_totals():
+    a = Fake("A", score=lambda s, p, ni: int(ni.name[1]) * 10, score_extensions=None)
+    ext = Fake("ext", normalize_score=_norm([100, 50, 0]))
+    b = Fake("B", score=7, score_extensions=ext)
+    fwk, ctx = build_framework({"score": [("A", 2), ("B", 3)]}, [a, b], NODES, explain=True)
+    nodes = ctx.snapshot.node_info_list
+    res, s = fwk.run_score_plugins(CycleState(), POD, nodes)
+    assert s is None
+    assert res.totals.tolist() == [0 + 300, 20 + 150, 40 + 0]
+    assert fwk.recorder.get(POD.key, "score")["n1"]["B"] == {
+        "raw": 7,
+        "normalized": 50,
+        "weighted": 150,
+    }
+
+
+def test_score_skipped_by_pre_score_does_not_score():
+    a = Fake("A", pre_score=Status(Code.SKIP), score=_raise, score_extensions=None)
+    fwk, ctx = build_framework({"preScore": ["A"], "score": [("A", 1)]}, [a], NODES)
+    state = CycleState()
+    assert fwk.run_pre_score_plugins(state, POD, ctx.snapshot.node_info_list) is None
+    res, s = fwk.run_score_plugins(state, POD, ctx.snapshot.node_info_list)
+    assert s is None and res.totals.tolist() == [0, 0, 0]
+
+
+def test_score_out_of_range_after_normalize_is_an_error():
+    a = Fake("A", score=101, score_extensions=None)
+    fwk, ctx = build_framework({"score": [("A", 1)]}, [a], NODES)
+    _, s = fwk.run_score_plugins(CycleState(), POD, ctx.snapshot.node_info_list)
+    assert s.code == Code.ERROR
+    assert s.message() == (
+        'applying score defaultWeights on Score plugins: plugin "A" returns an invalid score 101, '
+        "it should in the range of [0, 100] after normalizing"
+    )
+
+
+def test_score_batch_agrees_with_per_node():
+    class Batchy:
+        NAME = "A"
+
+        def score(self, state, pod, ni):
+            return ni.index * 3
+
+        def score_batch(self, state, pod, nodes):
+            return np.array([ni.index * 3 for ni in nodes], dtype=np.int64)
+
+        def score_extensions(self):
+            return None
+
+    from scheduler_engine.framework.registry import Registry
+    from scheduler_engine.framework.runtime import Framework
+    from tests.engine.fakes import profile_of
+
+    _, ctx = build_framework({}, [], NODES)
+    reg = Registry()
+    reg.register("A", lambda a, h: Batchy(), Batchy)
+    fwk = Framework(profile_of({"score": [("A", 1)]}), reg, None)
+    nodes = ctx.snapshot.node_info_list
+    r1, _ = fwk.run_score_plugins(CycleState(), POD, nodes, batch=True)
+    r2, _ = fwk.run_score_plugins(CycleState(), POD, nodes, batch=False)
+    assert r1.totals.tolist() == r2.totals.tolist() == [0, 3, 6]
+
+
+def test_unreserve_runs_in_reverse_order():
+    order = []
+    a = Fake("A", reserve=None, unreserve=lambda *a: order.append("A"))
+    b = Fake("B", reserve=Status.unschedulable("no"), unreserve=lambda *a: order.append("B"))
+    fwk, _ = build_framework({"reserve": ["A", "B"]}, [a, b], NODES)
+    s = fwk.run_reserve_plugins_reserve(CycleState(), POD, "n0")
+    assert (s.plugin, s.message()) == ("B", "no")
+    fwk.run_reserve_plugins_unreserve(CycleState(), POD, "n0")
+    assert order == ["B", "A"]
+
+
+def test_permit_wait_collects_timeouts_and_reject_wins():
+    a = Fake("A", permit=(Status(Code.WAIT), 10.0))
+    b = Fake("B", permit=(None, 0))
+    fwk, _ = build_framework({"permit": ["A", "B"]}, [a, b], NODES)
+    s, waits = fwk.run_permit_plugins(CycleState(), POD, "n0")
+    assert s.code == Code.WAIT and waits == {"A": 10.0}
+    assert s.message() == "one or more plugins asked to wait and no plugin rejected pod"
+    c = Fake("C", permit=(Status.unschedulable("nope"), 0))
+    fwk, _ = build_framework({"permit": ["A", "C"]}, [a, c], NODES)
+    s, _ = fwk.run_permit_plugins(CycleState(), POD, "n0")
+    assert (s.code, s.plugin) == (Code.UNSCHEDULABLE, "C")
+
+
+def test_permit_timeout_is_capped_at_fifteen_minutes():
+    a = Fake("A", permit=(Status(Code.WAIT), 3600.0))
+    fwk, _ = build_framework({"permit": ["A"]}, [a], NODES)
+    _, waits = fwk.run_permit_plugins(CycleState(), POD, "n0")
+    assert waits == {"A": 900.0}
+
+
+def test_bind_skip_passes_to_next_binder():
+    a = Fake("A", bind=Status(Code.SKIP))
+    b = Fake("B", bind=None)
+    fwk, _ = build_framework({"bind": ["A", "B"]}, [a, b], NODES)
+    assert fwk.run_bind_plugins(CycleState(), POD, "n0") is None
+    assert b.calls
+
+
+def test_bind_without_binders_is_skip():
+    fwk, _ = build_framework({}, [], NODES)
+    assert fwk.run_bind_plugins(CycleState(), POD, "n0").code == Code.SKIP
+
+
+def test_missing_plugins_are_listed_not_fatal():
+    fwk, _ = build_framework({"filter": ["Ghost"]}, [], NODES)
+    assert fwk.missing_plugins == ["Ghost"] and not fwk.has_filter_plugins()
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(10, "10s"), (90, "1m30s"), (0.5, "500ms"), (900, "15m0s"), (3600, "1h0m0s"), (1.5, "1.5s")],
+)
+def test_go_duration_prints_like_go(seconds, text):
+    assert go_duration(seconds) == text
