@@ -30,6 +30,7 @@ __all__ = [
     "HOSTNAME_LABEL",
     "NodeSignatures",
     "default_normalize_score",
+    "default_normalize_scores_array",
     "go_div",
     "signatures_for",
 ]
@@ -65,6 +66,22 @@ def default_normalize_score(
         score = go_div(max_priority * s.score, max_count)
         s.score = max_priority - score if reverse else score
     return None
+
+
+def default_normalize_scores_array(max_priority: int, reverse: bool, scores: np.ndarray) -> None:
+    """:func:`default_normalize_score` over an int64 array, in place."""
+    if len(scores) == 0:
+        return
+    max_count = max(int(scores.max()), 0)
+    if max_count == 0:
+        if reverse:
+            scores[:] = max_priority
+        return
+    num = max_priority * scores
+    # Go truncates toward zero; floor division would round negative quotients down
+    q = np.abs(num) // max_count
+    q = np.where(num < 0, -q, q)
+    scores[:] = max_priority - q if reverse else q
 
 
 # -- vectorised views --------------------------------------------------------------

@@ -22,7 +22,12 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Node, NodeSelector, NodeSelectorTerm, Pod
 from ..objects.selectors import SelectorError, parse_node_selector, parse_node_selector_term
-from .helper import HOSTNAME_LABEL, default_normalize_score, signatures_for
+from .helper import (
+    HOSTNAME_LABEL,
+    default_normalize_score,
+    default_normalize_scores_array,
+    signatures_for,
+)
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -275,6 +280,9 @@ class NodeAffinity:
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> None:
+        default_normalize_scores_array(MAX_NODE_SCORE, False, scores)
 
 
 PLUGIN = NodeAffinity

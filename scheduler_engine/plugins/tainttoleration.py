@@ -21,7 +21,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod, Taint, Toleration
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
-from .helper import default_normalize_score, signatures_for
+from .helper import default_normalize_score, default_normalize_scores_array, signatures_for
 
 __all__ = [
     "ERR_REASON_NOT_MATCH",
@@ -149,6 +149,9 @@ class TaintToleration:
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> None:
+        default_normalize_scores_array(MAX_NODE_SCORE, True, scores)
 
 
 PLUGIN = TaintToleration

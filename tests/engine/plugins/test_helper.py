@@ -3,7 +3,10 @@ node-signature table behind the batch paths."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scheduler_engine.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_engine.framework.node_info import NodeInfo
@@ -12,6 +15,7 @@ from scheduler_engine.plugins.helper import (
     SIGNATURES_KEY,
     NodeSignatures,
     default_normalize_score,
+    default_normalize_scores_array,
     go_div,
     signatures_for,
 )
@@ -37,6 +41,33 @@ def test_default_normalize_score(reverse: bool, scores: list[int], expected: lis
     node_scores = [NodeScore(f"n{i}", s) for i, s in enumerate(scores)]
     assert default_normalize_score(MAX_NODE_SCORE, reverse, node_scores) is None
     assert [s.score for s in node_scores] == expected
+
+
+@pytest.mark.parametrize(
+    ("reverse", "scores", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_default_normalize_scores_array(
+    reverse: bool, scores: list[int], expected: list[int]
+) -> None:
+    arr = np.array(scores, dtype=np.int64)
+    default_normalize_scores_array(MAX_NODE_SCORE, reverse, arr)
+    assert arr.tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    scores=st.lists(st.integers(min_value=0, max_value=10**6), max_size=20),
+    reverse=st.booleans(),
+    max_priority=st.sampled_from([10, 100]),
+)
+def test_array_normalize_equals_list_normalize(
+    scores: list[int], reverse: bool, max_priority: int
+) -> None:
+    node_scores = [NodeScore(f"n{i}", s) for i, s in enumerate(scores)]
+    default_normalize_score(max_priority, reverse, node_scores)
+    arr = np.array(scores, dtype=np.int64)
+    default_normalize_scores_array(max_priority, reverse, arr)
+    assert arr.tolist() == [s.score for s in node_scores]
 
 
 def test_it_keeps_node_names_and_order() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -488,8 +489,11 @@ def test_score(pod, nodes, args, run_prescore: bool, want: dict[str, int]) -> No
         assert plugin.pre_score(state, pod, infos) is None
     scores = [NodeScore(ni.name, plugin.score(state, pod, ni)) for ni in infos]
     assert plugin.score_batch(state, pod, infos).tolist() == [s.score for s in scores]
+    batch = np.array([s.score for s in scores], dtype=np.int64)
+    plugin.score_extensions().normalize_score_batch(state, pod, batch)
     assert plugin.score_extensions().normalize_score(state, pod, scores) is None
     assert {s.name: s.score for s in scores} == want
+    assert batch.tolist() == [s.score for s in scores]
 
 
 @pytest.mark.parametrize(

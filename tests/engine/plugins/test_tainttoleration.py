@@ -205,8 +205,11 @@ def test_score(pod, nodes: dict, want: dict[str, int]) -> None:
     scores = [NodeScore(ni.name, plugin.score(state, pod, ni)) for ni in infos]
     raw = [s.score for s in scores]
     assert plugin.score_batch(state, pod, infos).tolist() == raw
+    batch = np.array([s.score for s in scores], dtype=np.int64)
+    plugin.score_extensions().normalize_score_batch(state, pod, batch)
     assert plugin.score_extensions().normalize_score(state, pod, scores) is None
     assert {s.name: s.score for s in scores} == want
+    assert batch.tolist() == [s.score for s in scores]
 
 
 def test_score_without_prescore_is_an_error() -> None:
