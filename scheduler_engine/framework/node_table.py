@@ -128,8 +128,11 @@ class NodeTable:
     @classmethod
     def for_nodes(
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
-    ) -> tuple[NodeTable, np.ndarray]:
+    ) -> tuple[NodeTable, np.ndarray | slice]:
         """The table holding ``nodes`` and their row indices, in the order given.
+
+        The rows are ``slice(None)`` when ``nodes`` is the snapshot's whole node
+        list (indexing then returns views, not copies).
 
         Nodes that are not the snapshot's own node infos (copies made for
         preemption, or no snapshot at all) get a throw-away table of their own,
@@ -140,7 +143,7 @@ class NodeTable:
             infos = table.node_infos
             k = len(nodes)
             if nodes is snapshot.node_info_list and k == len(infos):
-                return table, np.arange(k, dtype=np.intp)
+                return table, slice(None)
             # Fit and BalancedAllocation score the same feasible list one after
             # the other: remember the last one checked (with its ends, in case
             # the list object was reused).

@@ -100,7 +100,7 @@ class BalancedAllocation:
             return np.zeros(len(nodes), dtype=np.int64)
         table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, True)
-        return balanced_resource_batch(entries, len(rows))
+        return balanced_resource_batch(entries, len(nodes))
 
     def score_extensions(self) -> None:
         return None

@@ -318,7 +318,7 @@ class Fit:
         pod_requests = self._pod_requests(state, pod)
         table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, False)
-        n = len(rows)
+        n = len(nodes)
         if self.strategy == LEAST_ALLOCATED:
             return least_resource_batch(self.weights, entries, n)
         if self.strategy == MOST_ALLOCATED:

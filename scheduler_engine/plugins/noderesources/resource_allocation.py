@@ -158,7 +158,7 @@ def node_allocatable_request(
 
 def table_allocatable_request(
     table: NodeTable,
-    rows: np.ndarray,
+    rows: np.ndarray | slice,
     resources: Sequence[ResourceSpec],
     pod_requests: Sequence[int],
     use_requested: bool,
@@ -401,6 +401,29 @@ def _balanced_batch_score(
     values: Sequence[np.ndarray], allocs: Sequence[np.ndarray], n: int
 ) -> np.ndarray:
     """:func:`balanced_resource_score` for every node, same float64 operations in the same order."""
+    hundred = float(MAX_NODE_SCORE)
+    if all(bool(a.all()) for a in allocs):
+        # every node has every resource: no masks needed (the common case)
+        fr = [
+            np.minimum(v.astype(np.float64) / a.astype(np.float64), 1.0)
+            for v, a in zip(values, allocs, strict=True)
+        ]
+        k = len(fr)
+        if k == 2:
+            std = np.abs((fr[0] - fr[1]) / 2)
+        elif k > 2:
+            total = fr[0]
+            for f in fr[1:]:
+                total = total + f
+            mean = total / float(k)
+            s = np.zeros(n, dtype=np.float64)
+            for f in fr:
+                d = f - mean
+                s = s + d * d
+            std = np.sqrt(s / float(k))
+        else:
+            return np.full(n, MAX_NODE_SCORE, dtype=np.int64)
+        return np.trunc((1 - std) * hundred).astype(np.int64)
     count = np.zeros(n, dtype=np.int64)
     total = np.zeros(n, dtype=np.float64)
     first = np.zeros(n, dtype=np.float64)
@@ -430,7 +453,7 @@ def _balanced_batch_score(
             d = f - mean
             s = np.where(has, s + d * d, s)
         std = np.where(many, np.sqrt(s / cnt), std)
-    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return np.trunc((1 - std) * hundred).astype(np.int64)
 
 
 def balanced_resource_batch(entries: _Entries, n: int) -> np.ndarray:
