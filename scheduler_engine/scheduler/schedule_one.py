@@ -435,6 +435,13 @@ class Scheduler:
         else:
             order = idx
         nominated = self.ctx.nominated
+        if not rest and not nominated:
+            # every filter decided in the batch: the first to_find survivors, no Python loop
+            chosen = order[:to_find].tolist()
+            feasible_fast = [nodes[j] for j in chosen]
+            if len(chosen) >= to_find:
+                return feasible_fast, ((chosen[-1] - start) % n) + 1, None
+            return feasible_fast, n, None
         feasible: list[NodeInfo] = []
         last = -1
         for j in order.tolist():
