@@ -11,6 +11,18 @@ from __future__ import annotations
 from django.db import models
 
 
+class ObjectField(models.JSONField):
+    """The stored Kubernetes object.
+
+    Having ``get_placeholder`` opts out of Django 5.2's UNNEST bulk insert on
+    PostgreSQL: that path sends the JSON as a text array, which psycopg escapes
+    with a regex per character, several times slower for 50,000 pods.
+    """
+
+    def get_placeholder(self, value: object, compiler: object, connection: object) -> str:
+        return "%s"
+
+
 class Cluster(models.Model):
     class Source(models.TextChoices):
         KUBECONFIG = "kubeconfig", "kubeconfig"
@@ -63,7 +75,7 @@ class KubeObject(models.Model):
     name = models.CharField(max_length=253)
     uid = models.CharField(max_length=64, blank=True, db_index=True)
     resource_version = models.CharField(max_length=64, blank=True)
-    obj = models.JSONField()
+    obj = ObjectField()
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

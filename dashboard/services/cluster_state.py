@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import connection, models, transaction
+from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec
 from ..models import KubeObject
@@ -20,6 +22,8 @@ log = logging.getLogger(__name__)
 Key = tuple[str, str]
 _KEY_FIELDS = {"id", "cluster", "namespace", "name"}
 BULK_SIZE = 1000
+# Batches at least this big use COPY on PostgreSQL (see _copy_upsert).
+COPY_THRESHOLD = 200
 
 
 @dataclass(slots=True)
@@ -65,6 +69,48 @@ def _delete_keys(spec: KindSpec, cluster_id: int, keys: Iterable[Key]) -> int:
     return deleted
 
 
+def _copy_upsert(spec: KindSpec, rows: list[KubeObject]) -> None:
+    """The same upsert as ``bulk_create(update_conflicts=True)``, through COPY.
+
+    Large list pages are where the initial sync spends its time; COPY into a
+    temporary table then one INSERT ... ON CONFLICT is several times faster
+    than a multi-row INSERT with 18 parameters per row.
+    """
+    meta = spec.model._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    updates = ", ".join(
+        f"{connection.ops.quote_name(f.column)} = EXCLUDED.{connection.ops.quote_name(f.column)}"
+        for f in fields
+        if f.name not in _KEY_FIELDS
+    )
+    table = connection.ops.quote_name(meta.db_table)
+    temp = connection.ops.quote_name(f"mirror_{meta.db_table}")
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # the psycopg cursor: Django's wrapper has no COPY
+        raw.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {temp} ON COMMIT DELETE ROWS AS "
+            f"SELECT {columns} FROM {table} WITH NO DATA"
+        )
+        with raw.copy(f"COPY {temp} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                row.updated_at = now
+                copy.write_row(
+                    [
+                        json.dumps(row.obj, separators=(",", ":"))
+                        if isinstance(f, models.JSONField)
+                        else getattr(row, f.attname)
+                        for f in fields
+                    ]
+                )
+        raw.execute(
+            f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {temp} "
+            f"ON CONFLICT (cluster_id, namespace, name) DO UPDATE SET {updates}"
+        )
+        raw.execute(f"TRUNCATE {temp}")
+
+
 def apply_changes(cluster_id: int, changes: Changes) -> None:
     """Write ``changes`` in one transaction; websocket clients hear of them after commit."""
     upserted: dict[KindSpec, list[KubeObject]] = {}
@@ -77,13 +123,16 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
                 deleted[spec] = sorted(keys)
             rows = list(changes.upserts.get(spec, {}).values())
             if rows:
-                spec.model.objects.bulk_create(
-                    rows,
-                    batch_size=BULK_SIZE,
-                    update_conflicts=True,
-                    unique_fields=["cluster", "namespace", "name"],
-                    update_fields=_update_fields(spec),
-                )
+                if len(rows) >= COPY_THRESHOLD and connection.vendor == "postgresql":
+                    _copy_upsert(spec, rows)
+                else:
+                    spec.model.objects.bulk_create(
+                        rows,
+                        batch_size=BULK_SIZE,
+                        update_conflicts=True,
+                        unique_fields=["cluster", "namespace", "name"],
+                        update_fields=_update_fields(spec),
+                    )
                 upserted[spec] = rows
 
         def send() -> None:

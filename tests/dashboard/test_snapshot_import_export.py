@@ -110,3 +110,20 @@ def test_load_demo_starts_an_empty_cluster_when_the_file_is_missing(db, tmp_path
 def test_load_demo_loads_a_snapshot(db):
     call_command("load_demo", "--file", str(FIXTURE), "--cluster", "demo")
     assert Node.objects.filter(cluster__name="demo").count() == 2
+
+
+def test_large_batches_take_the_copy_path_and_upsert(db):
+    from dashboard.services.cluster_state import COPY_THRESHOLD
+    from dashboard.services.clusters import ensure_snapshot_cluster
+    from dashboard.services.snapshots import import_objects
+    from tests.dashboard import builders as b
+
+    cluster = ensure_snapshot_cluster("big", "inline")
+    n = COPY_THRESHOLD + 50
+    import_objects(cluster, [b.pod(f"p{i}", gpus=1) for i in range(n)])
+    import_objects(cluster, [b.pod(f"p{i}", gpus=2, node="n1") for i in range(n)])
+
+    pods = Pod.objects.filter(cluster=cluster)
+    assert pods.count() == n
+    assert set(pods.values_list("gpu_requested", "node_name", "phase")) == {(2, "n1", "Running")}
+    assert pods.get(name="p7").obj["spec"]["nodeName"] == "n1"

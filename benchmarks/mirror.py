@@ -1,0 +1,243 @@
+"""Mirror benchmark against the local wire-protocol API server.
+
+    .venv/bin/python benchmarks/mirror.py [--nodes 5000] [--pods 50000]
+
+Measures, with PostgreSQL and Redis on 127.0.0.1 (as `make test` starts them):
+  * initial sync: `manage.py mirror` subprocess start -> every node and pod in PostgreSQL
+  * steady-state watch throughput: N pod updates -> all stored
+  * single watch event -> websocket client (through Daphne's ASGI app and the Redis layer)
+  * the mirror process's peak RSS (VmHWM)
+It uses a scratch database `schedlab_bench`, dropped and created on each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DB_NAME = "schedlab_bench"
+DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+os.environ.update(
+    DJANGO_SETTINGS_MODULE="schedlab.settings.test",
+    SCHEDLAB_TEST_ID="bench",  # shared channel-layer prefix with the mirror subprocess
+    DATABASE_URL=DB_URL,
+)
+
+
+def make_node(i: int) -> dict:
+    gpus = 8 if i % 5 else 0
+    res = {"cpu": "96", "memory": "768Gi", "pods": "110", "ephemeral-storage": "1Ti"}
+    if gpus:
+        res["nvidia.com/gpu"] = str(gpus)
+    name = f"node-{i:05d}"
+    return {
+        "kind": "Node",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "kubernetes.io/hostname": name,
+                "topology.kubernetes.io/zone": f"zone-{i % 3}",
+                "node.kubernetes.io/instance-type": "p4d.24xlarge" if gpus else "m6i.24xlarge",
+            },
+            "creationTimestamp": "2026-01-01T00:00:00Z",
+        },
+        "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}] if gpus else []},
+        "status": {
+            "capacity": res,
+            "allocatable": res,
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+            "nodeInfo": {
+                "kubeletVersion": "v1.36.0",
+                "containerRuntimeVersion": "containerd://2.0",
+            },
+        },
+    }
+
+
+def make_pod(i: int, nodes: int, *, node: bool = True) -> dict:
+    ns = f"team-{i % 50}"
+    spec = {
+        "schedulerName": "default-scheduler",
+        "priority": (i % 4) * 1000,
+        "containers": [
+            {
+                "name": "main",
+                "image": "registry.example.com/train:1.2.3",
+                "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": "64"}],
+                "resources": {
+                    "requests": {"cpu": "4", "memory": "32Gi"},
+                    "limits": {"nvidia.com/gpu": str(1 + i % 4)},
+                },
+            }
+        ],
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }
+    if node:
+        spec["nodeName"] = f"node-{i % nodes:05d}"
+    return {
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": f"job-{i:06d}",
+            "namespace": ns,
+            "labels": {"app": "trainer", "job": f"job-{i // 64}"},
+            "ownerReferences": [{"kind": "Job", "name": f"job-{i // 64}", "uid": f"uid-{i // 64}"}],
+            "creationTimestamp": "2026-01-01T00:00:00Z",
+        },
+        "spec": spec,
+        "status": {
+            "phase": "Running" if node else "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "True" if node else "False"}],
+        },
+    }
+
+
+def reset_database() -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+
+
+def wait_for(predicate, timeout: float, poll: float = 0.05) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(poll)
+    raise SystemExit(f"timed out after {timeout}s")
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def websocket_latency(kube, samples: int) -> list[float]:
+    from channels.testing import WebsocketCommunicator
+
+    from schedlab.asgi import application
+    from tests.dashboard.builders import pod
+
+    communicator = WebsocketCommunicator(application, "/ws/clusters/bench/?kinds=pods")
+    connected, _ = await communicator.connect()
+    assert connected
+    loop = asyncio.get_running_loop()
+    latencies = []
+    for i in range(samples):
+        start = time.perf_counter()
+        await loop.run_in_executor(None, kube.apply, pod(f"probe-{i}", namespace="bench"))
+        while True:
+            message = await communicator.receive_json_from(timeout=10)
+            names = {u["name"] for u in message.get("upserted", [])}
+            if f"probe-{i}" in names:
+                break
+        latencies.append(time.perf_counter() - start)
+        await asyncio.sleep(0.05)
+    await communicator.disconnect()
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=50000)
+    parser.add_argument("--updates", type=int, default=5000)
+    parser.add_argument("--samples", type=int, default=20)
+    args = parser.parse_args()
+
+    reset_database()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from dashboard.models import Node, Pod
+    from dashboard.services.clusters import ensure_live_cluster
+    from dashboard.testing.kubeserver import KubeServer
+
+    call_command("migrate", verbosity=0)
+    kube = KubeServer(bookmark_interval=5.0).start()
+    t = time.monotonic()
+    kube.load(make_node(i) for i in range(args.nodes))
+    kube.load(make_pod(i, args.nodes, node=i % 10 != 0) for i in range(args.pods))
+    pod_bytes = sum(len(it.body) for it in kube.store.items["pods"].values()) / args.pods
+    print(f"server loaded in {time.monotonic() - t:.1f}s (avg pod {pod_bytes:.0f} bytes of JSON)")
+
+    tmp = Path(tempfile.mkdtemp())
+    kubeconfig = kube.write_kubeconfig(tmp / "kubeconfig")
+    cluster = ensure_live_cluster("bench", kubeconfig=str(kubeconfig), context="test")
+    env = {**os.environ, "LOG_LEVEL": "WARNING", "MIRROR_PAGE_SIZE": "500"}
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "mirror", "--cluster", "bench"], cwd=ROOT, env=env
+    )
+    try:
+        sync = wait_for(
+            lambda: (
+                Pod.objects.filter(cluster=cluster).count() == args.pods
+                and Node.objects.filter(cluster=cluster).count() == args.nodes
+            ),
+            timeout=300,
+            poll=0.25,
+        )
+        print(f"initial sync: {sync:.1f}s for {args.nodes} nodes + {args.pods} pods")
+        wait_for(lambda: peak_rss_mib(proc.pid) > 0, 5)
+
+        # Steady state: a burst of pod updates (e.g. a scheduler binding pods).
+        t0 = time.monotonic()
+        last = None
+        for i in range(args.updates):
+            last = kube.apply(make_pod(i, args.nodes, node=True) | {})
+        rv = last["metadata"]["resourceVersion"]
+        produced = time.monotonic() - t0
+        burst = wait_for(
+            lambda: Pod.objects.filter(cluster=cluster, resource_version=rv).exists(), 120
+        )
+        total = produced + burst
+        print(
+            f"watch throughput: {args.updates} updates stored in {total:.2f}s "
+            f"({args.updates / total:.0f} events/s)"
+        )
+
+        latencies = asyncio.run(websocket_latency(kube, args.samples))
+        print(
+            f"watch event -> websocket: median {statistics.median(latencies) * 1000:.0f} ms, "
+            f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} events"
+        )
+        rss = peak_rss_mib(proc.pid)
+        print(f"mirror peak RSS: {rss:.0f} MiB")
+        print(
+            json.dumps(
+                {
+                    "initial_sync_s": round(sync, 2),
+                    "watch_events_per_s": round(args.updates / total),
+                    "ws_latency_median_ms": round(statistics.median(latencies) * 1000),
+                    "ws_latency_max_ms": round(max(latencies) * 1000),
+                    "mirror_peak_rss_mib": round(rss),
+                    "started": round(time.monotonic() - start, 1),
+                }
+            )
+        )
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        kube.stop()
+
+
+if __name__ == "__main__":
+    main()

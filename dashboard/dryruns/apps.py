@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class DryRunsConfig(AppConfig):
+    name = "dashboard.dryruns"
+    label = "dryruns"
+    default_auto_field = "django.db.models.BigAutoField"
+    verbose_name = "profiles and dry-runs"

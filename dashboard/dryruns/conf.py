@@ -1,0 +1,32 @@
+"""This app's settings, each overridable in Django settings or the environment."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from schedlab.settings.env import env_float, env_int
+
+
+def _get(name: str, default: int | float) -> int | float:
+    if hasattr(settings, name):
+        return getattr(settings, name)
+    reader = env_float if isinstance(default, float) else env_int
+    return reader(name, default)  # type: ignore[arg-type]
+
+
+def max_snapshot_bytes() -> int:
+    """Largest uploaded snapshot or config text the API accepts."""
+    return int(_get("SCHEDLAB_MAX_SNAPSHOT_BYTES", 64 * 1024 * 1024))
+
+
+def max_workload_pods() -> int:
+    return int(_get("SCHEDLAB_MAX_WORKLOAD_PODS", 100_000))
+
+
+def stale_seconds() -> float:
+    """A running dry-run whose heartbeat is older than this lost its worker."""
+    return float(_get("SCHEDLAB_DRYRUN_STALE_SECONDS", 120.0))
+
+
+def result_page_size() -> int:
+    return int(_get("SCHEDLAB_DRYRUN_RESULT_PAGE", 1000))

@@ -1,0 +1,163 @@
+"""Scheduler profiles (immutable versions), their applications to clusters, and dry-runs.
+
+Large payloads (the frozen cluster state, the per-pod results) are gzip JSON in
+binary columns; results are split in fixed-size pages so that reading one page
+back never inflates the whole run.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from dashboard.models import Cluster
+
+
+class Profile(models.Model):
+    """A named KubeSchedulerConfiguration, optionally scoped to one cluster."""
+
+    cluster = models.ForeignKey(
+        Cluster, null=True, blank=True, on_delete=models.CASCADE, related_name="profiles"
+    )
+    name = models.SlugField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "name"], name="profile_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProfileVersion(models.Model):
+    """One saved document; never updated after it is written (services only insert)."""
+
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    document = models.TextField()
+    message = models.CharField(max_length=500, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["profile_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "number"], name="profile_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.profile.name} v{self.number}"
+
+
+class DryRun(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+
+    class Source(models.TextChoices):
+        MIRROR = "mirror", "mirror"
+        SNAPSHOT = "snapshot", "snapshot"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="dry_runs")
+    profile_version = models.ForeignKey(
+        ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="dry_runs"
+    )
+    inline_config = models.TextField(blank=True)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.MIRROR)
+    # gzip JSON list of the Kubernetes objects the run starts from (workload included)
+    snapshot = models.BinaryField()
+    snapshot_sha256 = models.CharField(max_length=64, db_index=True)
+    snapshot_objects = models.PositiveIntegerField(default=0)
+    resource_versions = models.JSONField(default=dict, blank=True)
+    workload = models.JSONField(default=list, blank=True)
+    workload_pods = models.PositiveIntegerField(default=0)
+    seed = models.BigIntegerField(default=0)
+    explain = models.BooleanField(default=False)
+
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    cancel_requested = models.BooleanField(default=False)
+    progress = models.FloatField(default=0.0)
+    pods_done = models.PositiveIntegerField(default=0)
+    pods_total = models.PositiveIntegerField(default=0)
+    pods_placed = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    load_seconds = models.FloatField(null=True, blank=True)
+    engine_seconds = models.FloatField(null=True, blank=True)
+    store_seconds = models.FloatField(null=True, blank=True)
+    pods_per_second = models.FloatField(null=True, blank=True)
+
+    summary = models.JSONField(default=dict, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    result_count = models.PositiveIntegerField(default=0)
+    result_page_size = models.PositiveIntegerField(default=1000)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"dry-run {self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in self.FINISHED
+
+
+class DryRunResultPage(models.Model):
+    """``result_page_size`` consecutive per-pod results of one run, gzip JSON."""
+
+    dry_run = models.ForeignKey(DryRun, on_delete=models.CASCADE, related_name="result_pages")
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["dry_run_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["dry_run", "index"], name="dryrun_page_unique")
+        ]
+
+
+class Application(models.Model):
+    """A profile version made active on a cluster; the latest row per cluster is active."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="applications")
+    version = models.ForeignKey(ProfileVersion, on_delete=models.PROTECT, related_name="+")
+    applied_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    applied_at = models.DateTimeField(auto_now_add=True)
+    dry_run = models.ForeignKey(
+        DryRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    forced = models.BooleanField(default=False)
+    rolled_back_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    configmap = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-applied_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.cluster} ← {self.version}"

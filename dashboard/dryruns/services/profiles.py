@@ -1,0 +1,210 @@
+"""Profiles: immutable versions validated by the engine, diffs, apply and rollback."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Max
+
+from dashboard.models import Cluster
+from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate_config
+from scheduler_engine.documents import parse_documents
+from scheduler_engine.errors import InputError
+
+from .. import conf
+from ..models import Application, DryRun, Profile, ProfileVersion
+from .errors import ApplyGuardError, BadInput
+
+__all__ = [
+    "ConfigProblem",
+    "apply_version",
+    "create_profile",
+    "create_version",
+    "diff_versions",
+    "parse_config",
+    "rollback",
+    "validate_document",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    field: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"field": self.field, "message": self.message}
+
+
+def _problem(exc: ConfigError, prefix: str) -> ConfigProblem:
+    path = f"{prefix}.{exc.field}" if exc.field else prefix
+    return ConfigProblem(path, exc.message)
+
+
+def _document(text: str) -> dict[str, Any]:
+    if len(text.encode()) > conf.max_snapshot_bytes():
+        raise ConfigError("document is larger than SCHEDLAB_MAX_SNAPSHOT_BYTES")
+    try:
+        docs = parse_documents(text, source="document")
+    except InputError as exc:
+        raise ConfigError(exc.message) from None
+    if len(docs) != 1:
+        raise ConfigError(f"expected exactly one KubeSchedulerConfiguration, found {len(docs)}")
+    return docs[0]
+
+
+def validate_document(text: str, prefix: str = "document") -> list[ConfigProblem]:
+    """Every problem the engine finds, each with the field path under ``prefix``."""
+    try:
+        doc = _document(text)
+    except ConfigError as exc:
+        return [_problem(exc, prefix)]
+    return [_problem(e, prefix) for e in validate_config(doc)]
+
+
+def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
+    """The engine's configuration, or :class:`BadInput` naming every bad field."""
+    problems = validate_document(text, prefix)
+    if problems:
+        errors: dict[str, list[str]] = {}
+        for p in problems:
+            errors.setdefault(p.field, []).append(p.message)
+        raise BadInput(errors)
+    return load_config(_document(text))
+
+
+def create_profile(
+    *,
+    name: str,
+    document: str,
+    cluster: Cluster | None = None,
+    author: AbstractBaseUser | None = None,
+    message: str = "",
+) -> ProfileVersion:
+    """A new profile with its first version; nothing is written if the document is invalid."""
+    parse_config(document)
+    with transaction.atomic():
+        if Profile.objects.filter(cluster=cluster, name=name).exists():
+            raise BadInput.one("name", f'a profile named "{name}" already exists')
+        profile = Profile.objects.create(cluster=cluster, name=name)
+        return _insert_version(profile, document, author, message or "created")
+
+
+def create_version(
+    profile: Profile, *, document: str, author: AbstractBaseUser | None = None, message: str = ""
+) -> ProfileVersion:
+    parse_config(document)
+    with transaction.atomic():
+        # serialise version numbers per profile
+        Profile.objects.select_for_update().get(pk=profile.pk)
+        return _insert_version(profile, document, author, message)
+
+
+def _insert_version(
+    profile: Profile, document: str, author: AbstractBaseUser | None, message: str
+) -> ProfileVersion:
+    last = profile.versions.aggregate(n=Max("number"))["n"] or 0
+    return ProfileVersion.objects.create(
+        profile=profile,
+        number=last + 1,
+        document=document,
+        author=author if author is not None and author.is_authenticated else None,
+        message=message,
+    )
+
+
+def diff_versions(a: ProfileVersion, b: ProfileVersion) -> str:
+    """A unified diff of the two documents as saved."""
+    return "".join(
+        difflib.unified_diff(
+            a.document.splitlines(keepends=True),
+            b.document.splitlines(keepends=True),
+            fromfile=f"{a.profile.name}@v{a.number}",
+            tofile=f"{b.profile.name}@v{b.number}",
+        )
+    )
+
+
+def _justifying_run(cluster: Cluster, version: ProfileVersion, dry_run: DryRun | None) -> DryRun:
+    if dry_run is not None:
+        if dry_run.profile_version_id != version.pk or dry_run.cluster_id != cluster.pk:
+            raise ApplyGuardError.one(
+                "dry_run", f"dry-run {dry_run.pk} did not run this version on this cluster"
+            )
+        if dry_run.status != DryRun.Status.SUCCEEDED:
+            raise ApplyGuardError.one("dry_run", f"dry-run {dry_run.pk} is {dry_run.status}")
+        return dry_run
+    found = (
+        DryRun.objects.filter(
+            cluster=cluster, profile_version=version, status=DryRun.Status.SUCCEEDED
+        )
+        .order_by("-finished_at", "-id")
+        .first()
+    )
+    if found is None:
+        raise ApplyGuardError.one(
+            "dry_run",
+            f"{version} has no successful dry-run on cluster {cluster.name}; "
+            "run one first (or an admin may force)",
+        )
+    return found
+
+
+def apply_version(
+    cluster: Cluster,
+    version: ProfileVersion,
+    *,
+    user: AbstractBaseUser | None = None,
+    dry_run: DryRun | None = None,
+    force: bool = False,
+) -> Application:
+    """Make ``version`` active on ``cluster``; guarded by a successful dry-run unless forced.
+
+    ``force`` is only honoured for admins: the API checks the role before calling.
+    """
+    if version.profile.cluster_id not in (None, cluster.pk):
+        raise BadInput.one("cluster", f"{version.profile} belongs to another cluster")
+    try:
+        justified = _justifying_run(cluster, version, dry_run)
+        forced = False
+    except ApplyGuardError:
+        if not force:
+            raise
+        justified, forced = dry_run, True
+    with transaction.atomic():
+        return Application.objects.create(
+            cluster=cluster,
+            version=version,
+            applied_by=user if user is not None and user.is_authenticated else None,
+            dry_run=justified,
+            forced=forced,
+        )
+
+
+def rollback(cluster: Cluster, *, user: AbstractBaseUser | None = None) -> Application:
+    """Re-apply the version that was active before the current one (recorded as a rollback)."""
+    with transaction.atomic():
+        Cluster.objects.select_for_update().get(pk=cluster.pk)
+        current = Application.objects.filter(cluster=cluster).order_by("-id").first()
+        if current is None:
+            raise BadInput.one("cluster", f"no profile was ever applied to {cluster.name}")
+        previous = (
+            Application.objects.filter(cluster=cluster, id__lt=current.pk)
+            .exclude(version=current.version)
+            .order_by("-id")
+            .first()
+        )
+        if previous is None:
+            raise BadInput.one("cluster", "there is no earlier applied version to roll back to")
+        return Application.objects.create(
+            cluster=cluster,
+            version=previous.version,
+            applied_by=user if user is not None and user.is_authenticated else None,
+            dry_run=previous.dry_run,
+            forced=previous.forced,
+            rolled_back_from=current,
+        )

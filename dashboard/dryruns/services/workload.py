@@ -1,0 +1,94 @@
+"""Extra workload for a dry-run: Pods as given, or templates expanded into N pods."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .. import conf
+from .errors import BadInput
+
+__all__ = ["TEMPLATE_KINDS", "expand_workload"]
+
+TEMPLATE_KINDS = ("Job", "Deployment", "StatefulSet", "ReplicaSet", "PodGroup")
+
+
+def _replicas(item: dict[str, Any], where: str) -> int:
+    spec = item.get("spec") if isinstance(item.get("spec"), dict) else {}
+    raw = item.get("replicas", spec.get("replicas", spec.get("parallelism", spec.get("minMember"))))
+    if raw is None:
+        return 1
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
+        raise BadInput.one(f"{where}.replicas", "must be a non-negative integer")
+    return raw
+
+
+def _template(item: dict[str, Any], where: str) -> dict[str, Any]:
+    spec = item.get("spec") if isinstance(item.get("spec"), dict) else {}
+    tpl = item.get("podTemplate", spec.get("template"))
+    if not isinstance(tpl, dict) or not isinstance(tpl.get("spec"), dict):
+        raise BadInput.one(f"{where}.podTemplate", "a pod template with a spec is required")
+    return tpl
+
+
+def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    name = item.get("name", meta.get("name"))
+    if not isinstance(name, str) or not name:
+        raise BadInput.one(f"{where}.name", "is required")
+    namespace = item.get("namespace", meta.get("namespace")) or "default"
+    n = _replicas(item, where)
+    tpl = _template(item, where)
+    labels = dict((tpl.get("metadata") or {}).get("labels") or {})
+    annotations = dict((tpl.get("metadata") or {}).get("annotations") or {})
+    if item.get("kind") == "PodGroup":
+        labels.setdefault("scheduling.x-k8s.io/pod-group", name)
+    pods = []
+    for i in range(n):
+        pods.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"{name}-{i}",
+                    "namespace": namespace,
+                    "labels": dict(labels),
+                    "annotations": dict(annotations),
+                    "uid": f"dryrun-{namespace}-{name}-{i}",
+                },
+                "spec": copy.deepcopy(tpl["spec"]),
+                "status": {"phase": "Pending"},
+            }
+        )
+    return pods
+
+
+def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
+    """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``."""
+    if items in (None, ""):
+        return []
+    if isinstance(items, dict):
+        items = items.get("items", [items])
+    if not isinstance(items, list):
+        raise BadInput.one(field, "expected a list of Pods or workload templates")
+    pods: list[dict[str, Any]] = []
+    limit = conf.max_workload_pods()
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]"
+        if not isinstance(item, dict):
+            raise BadInput.one(where, "expected an object")
+        kind = item.get("kind")
+        if kind == "Pod":
+            pod = copy.deepcopy(item)
+            pod.setdefault("apiVersion", "v1")
+            pod.get("spec", {}).pop("nodeName", None)
+            pods.append(pod)
+        elif kind in TEMPLATE_KINDS:
+            pods.extend(_expand(item, where))
+        else:
+            raise BadInput.one(
+                f"{where}.kind", f"must be Pod or one of {', '.join(TEMPLATE_KINDS)}"
+            )
+        if len(pods) > limit:
+            raise BadInput.one(field, f"expands to more than {limit} pods")
+    return pods
