@@ -10,12 +10,16 @@ _ANY_IP = "0.0.0.0"
 
 
 class HostPortInfo:
-    """Used host ports: ip → {(protocol, port)}, with upstream's wildcard rules."""
+    """Used host ports: ip → {(protocol, port)}, with upstream's wildcard rules.
+
+    A plain set, as upstream's: removing one pod frees its ports even if
+    another pod on the node declared the same one.
+    """
 
     __slots__ = ("_ports",)
 
     def __init__(self) -> None:
-        self._ports: dict[str, dict[tuple[str, int], int]] = {}
+        self._ports: dict[str, set[tuple[str, int]]] = {}
 
     @staticmethod
     def _sanitize(ip: str, protocol: str) -> tuple[str, str]:
@@ -25,19 +29,16 @@ class HostPortInfo:
         if port <= 0:
             return
         ip, protocol = self._sanitize(ip, protocol)
-        bucket = self._ports.setdefault(ip, {})
-        bucket[(protocol, port)] = bucket.get((protocol, port), 0) + 1
+        self._ports.setdefault(ip, set()).add((protocol, port))
 
     def remove(self, ip: str, protocol: str, port: int) -> None:
         if port <= 0:
             return
         ip, protocol = self._sanitize(ip, protocol)
         bucket = self._ports.get(ip)
-        if not bucket or (protocol, port) not in bucket:
+        if bucket is None:
             return
-        bucket[(protocol, port)] -= 1
-        if bucket[(protocol, port)] <= 0:
-            del bucket[(protocol, port)]
+        bucket.discard((protocol, port))
         if not bucket:
             del self._ports[ip]
 
@@ -48,14 +49,14 @@ class HostPortInfo:
         pp = (protocol, port)
         if ip == _ANY_IP:
             return any(pp in bucket for bucket in self._ports.values())
-        return pp in self._ports.get(ip, {}) or pp in self._ports.get(_ANY_IP, {})
+        return pp in self._ports.get(ip, ()) or pp in self._ports.get(_ANY_IP, ())
 
     def __len__(self) -> int:
         return sum(len(b) for b in self._ports.values())
 
     def clone(self) -> HostPortInfo:
         c = HostPortInfo()
-        c._ports = {ip: dict(b) for ip, b in self._ports.items()}
+        c._ports = {ip: set(b) for ip, b in self._ports.items()}
         return c
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..objects import Node, Pod, normalized_image_name
+from ..objects import Node, Pod
 from .node_info import ImageStateSummary, NodeInfo
 
 __all__ = ["Snapshot", "node_tree_order"]
@@ -43,6 +43,7 @@ class Snapshot:
         pods: Iterable[Pod] = (),
         namespaces: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
+        nodes = list(nodes)
         ordered = node_tree_order(nodes)
         self.node_info_list: list[NodeInfo] = [NodeInfo(n, i) for i, n in enumerate(ordered)]
         self._by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_info_list}
@@ -54,23 +55,27 @@ class Snapshot:
             ni = self._by_name.get(p.node_name)
             if ni is not None:
                 ni.add_pod(p)
-        self._compute_image_states()
+        self._compute_image_states(nodes)
         # vectorised views keyed by their owner (see NodeTable.of)
         self.extensions: dict[str, Any] = {}
 
-    def _compute_image_states(self) -> None:
-        counts: dict[str, int] = {}
-        sizes: list[dict[str, int]] = []
-        for ni in self.node_info_list:
-            per_node: dict[str, int] = {}
-            for img in ni.node.images:
+    def _compute_image_states(self, nodes_in_cache_order: list[Node]) -> None:
+        # Upstream's cache keys images by the names nodes report, and keeps the
+        # size from the first node it saw carrying that name.
+        sizes: dict[str, int] = {}
+        holders: dict[str, int] = {}
+        for node in nodes_in_cache_order:
+            names = {name for img in node.images for name in img.names}
+            for img in node.images:
                 for name in img.names:
-                    per_node[normalized_image_name(name)] = img.size
-            sizes.append(per_node)
-            for name in per_node:
-                counts[name] = counts.get(name, 0) + 1
-        for ni, per_node in zip(self.node_info_list, sizes, strict=True):
-            ni.image_states = {n: ImageStateSummary(s, counts[n]) for n, s in per_node.items()}
+                    sizes.setdefault(name, img.size)
+            for name in names:
+                holders[name] = holders.get(name, 0) + 1
+        summaries = {name: ImageStateSummary(sizes[name], holders[name]) for name in sizes}
+        for ni in self.node_info_list:
+            ni.image_states = {
+                name: summaries[name] for img in ni.node.images for name in img.names
+            }
 
     # -- lookups -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:

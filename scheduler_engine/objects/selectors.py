@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,17 @@ class SelectorError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         super().__init__(f"{field}: {message}")
+
+
+_INT64 = re.compile(r"^[+-]?[0-9]+$")
+
+
+def parse_go_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: None where Go would fail."""
+    if not _INT64.match(text):
+        return None
+    n = int(text)
+    return n if -(2**63) <= n < 2**63 else None
 
 
 _IN, _NOT_IN, _EXISTS, _DOES_NOT_EXIST, _GT, _LT = (
@@ -69,9 +81,8 @@ class Requirement:
         v = labels.get(self.key)
         if v is None:
             return False
-        try:
-            n = int(v)
-        except ValueError:
+        n = parse_go_int64(v)
+        if n is None:
             return False
         return n > self.bound if op == _GT else n < self.bound
 
@@ -127,9 +138,8 @@ def _requirement(
             raise SelectorError(
                 f"{field}.values", "for 'Gt', 'Lt' operators, exactly one value is required"
             )
-        try:
-            bound = int(vals[0])
-        except ValueError:
+        bound = parse_go_int64(vals[0])
+        if bound is None:
             raise SelectorError(
                 f"{field}.values[0]", "for 'Gt', 'Lt' operators, the value must be an integer"
             ) from None

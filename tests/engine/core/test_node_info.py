@@ -80,3 +80,23 @@ def test_snapshot_places_running_pods_and_counts_images():
     snap.listeners.append(lambda ni: seen.append(ni.name))
     snap.add_pod(_pod("r"), "n3")
     assert seen == ["n3"] and snap.get("n3").requested.milli_cpu == 1000
+
+
+def test_image_states_use_reported_names_and_the_first_size_seen():
+    n1 = _node("n1", images=[{"names": ["repo/x:1", "repo/y"], "sizeBytes": 10}])
+    n2 = _node("n2", images=[{"names": ["repo/x:1"], "sizeBytes": 99}])
+    snap = Snapshot([n1, n2])
+    x = snap.get("n2").image_states["repo/x:1"]
+    assert (x.size, x.num_nodes) == (10, 2)
+    # untagged names are kept as reported; the plugin normalises the pod's side only
+    assert "repo/y" in snap.get("n1").image_states
+    assert "repo/y:latest" not in snap.get("n1").image_states
+
+
+def test_removing_one_pod_frees_a_shared_host_port_like_upstream():
+    ni = NodeInfo(_node("n"))
+    a, b = _pod("a", port=80), _pod("b", port=80)
+    ni.add_pod(a)
+    ni.add_pod(b)
+    ni.remove_pod(a)
+    assert not ni.used_ports.check_conflict("", "TCP", 80)

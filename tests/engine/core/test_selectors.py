@@ -121,3 +121,10 @@ def _ns(*terms):
 )
 def test_node_selector_semantics(terms, labels, name, expected):
     assert _ns(*terms).matches(labels, name) is expected
+
+
+@pytest.mark.parametrize("label", ["1_000", " 5", "5.0", "99999999999999999999"])
+def test_gt_reads_labels_as_go_parses_int64(label):
+    assert not _ns({"matchExpressions": [{"key": "n", "operator": "Gt", "values": ["1"]}]}).matches(
+        {"n": label}, "x"
+    )
