@@ -137,6 +137,9 @@ class DryRunResultPage(models.Model):
             models.UniqueConstraint(fields=["dry_run", "index"], name="dryrun_page_unique")
         ]
 
+    def __str__(self) -> str:
+        return f"dry-run {self.dry_run_id} page {self.index}"
+
 
 class Application(models.Model):
     """A profile version made active on a cluster; the latest row per cluster is active."""

@@ -29,6 +29,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "dashboard",
+    "rest_framework.authtoken",
+    "dashboard.dryruns",
 ]
 
 MIDDLEWARE = [

@@ -25,9 +25,7 @@ def _gpus(scalar: Mapping[str, int]) -> int:
     return sum(v for k, v in scalar.items() if gpu_resource(k))
 
 
-def _usage(
-    cluster: ClusterState, placement: Mapping[str, str]
-) -> tuple[dict[str, list[int]], int]:
+def _usage(cluster: ClusterState, placement: Mapping[str, str]) -> tuple[dict[str, list[int]], int]:
     """Per node [cpu, memory, gpus] requested by the pods placed there; pods placed."""
     used = {n.name: [0, 0, 0] for n in cluster.nodes}
     pods = {p.key: p for p in cluster.pods}
@@ -158,10 +156,7 @@ def verdicts(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]
         if not isinstance(va, int | float) or not isinstance(vb, int | float):
             continue
         delta = round(vb - va, 4)
-        if delta == 0:
-            word = "same"
-        else:
-            word = "better" if (delta < 0) == lower else "worse"
+        word = "same" if delta == 0 else "better" if (delta < 0) == lower else "worse"
         lines.append(
             {
                 "metric": name,

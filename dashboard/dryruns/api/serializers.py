@@ -1,0 +1,246 @@
+"""Shapes of the API's requests and responses."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from dashboard.models import Cluster, Node, Pod
+
+from ..models import Application, DryRun, Profile, ProfileVersion
+
+MAX_SEED = 2**62
+
+
+class ClusterSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Cluster
+        fields = [
+            "id",
+            "name",
+            "source",
+            "mirror_status",
+            "connected",
+            "last_sync_at",
+            "last_event_at",
+            "lag_seconds",
+            "last_error",
+            "resource_versions",
+            "created_at",
+        ]
+
+
+class NodeSerializer(serializers.ModelSerializer):
+    labels = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Node
+        fields = [
+            "id",
+            "cluster",
+            "name",
+            "ready",
+            "unschedulable",
+            "cpu_allocatable_milli",
+            "memory_allocatable_bytes",
+            "gpu_capacity",
+            "gpu_allocatable",
+            "gpu_resources",
+            "labels",
+            "resource_version",
+        ]
+
+    def get_labels(self, node: Node) -> dict[str, str]:
+        return (node.obj.get("metadata") or {}).get("labels") or {}
+
+
+class PodSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Pod
+        fields = [
+            "id",
+            "cluster",
+            "namespace",
+            "name",
+            "phase",
+            "node_name",
+            "scheduler_name",
+            "priority",
+            "priority_class_name",
+            "pending_since",
+            "cpu_requested_milli",
+            "memory_requested_bytes",
+            "gpu_requested",
+            "resource_version",
+        ]
+
+
+class ExplanationSerializer(serializers.Serializer):
+    pod = serializers.CharField()
+    status = serializers.CharField()
+    node = serializers.CharField(allow_null=True, required=False)
+    message = serializers.CharField()
+    nominatedNode = serializers.CharField(allow_null=True, required=False)
+    victims = serializers.ListField(child=serializers.CharField(), required=False)
+    scores = serializers.DictField(required=False)
+    filterFailures = serializers.DictField(required=False)
+    pluginScores = serializers.DictField(required=False)
+    record = serializers.DictField(required=False)
+
+
+class ProfileVersionSerializer(serializers.ModelSerializer):
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ProfileVersion
+        fields = ["id", "profile", "number", "document", "message", "author", "created_at"]
+        read_only_fields = fields
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    latest_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Profile
+        fields = ["id", "cluster", "name", "created_at", "latest_version"]
+
+    def get_latest_version(self, profile: Profile) -> int | None:
+        last = profile.versions.order_by("-number").first()
+        return last.pk if last else None
+
+
+class ProfileCreateSerializer(serializers.Serializer):
+    name = serializers.SlugField(max_length=100)
+    cluster = serializers.PrimaryKeyRelatedField(
+        queryset=Cluster.objects.all(), required=False, allow_null=True
+    )
+    document = serializers.CharField(trim_whitespace=False)
+    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class VersionCreateSerializer(serializers.Serializer):
+    document = serializers.CharField(trim_whitespace=False)
+    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class ValidateSerializer(serializers.Serializer):
+    document = serializers.CharField(trim_whitespace=False)
+
+
+class ProblemSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ValidationResultSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    errors = ProblemSerializer(many=True)
+
+
+class DiffSerializer(serializers.Serializer):
+    a = serializers.IntegerField()
+    b = serializers.IntegerField()
+    diff = serializers.CharField(allow_blank=True)
+
+
+class ApplySerializer(serializers.Serializer):
+    cluster = serializers.PrimaryKeyRelatedField(queryset=Cluster.objects.all())
+    dry_run = serializers.PrimaryKeyRelatedField(
+        queryset=DryRun.objects.defer("snapshot"), required=False, allow_null=True
+    )
+    force = serializers.BooleanField(default=False)
+
+
+class ApplicationSerializer(serializers.ModelSerializer):
+    applied_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    profile = serializers.CharField(source="version.profile.name", read_only=True)
+    version_number = serializers.IntegerField(source="version.number", read_only=True)
+
+    class Meta:
+        model = Application
+        fields = [
+            "id",
+            "cluster",
+            "version",
+            "profile",
+            "version_number",
+            "applied_by",
+            "applied_at",
+            "dry_run",
+            "forced",
+            "rolled_back_from",
+        ]
+        read_only_fields = fields
+
+
+class DryRunCreateSerializer(serializers.Serializer):
+    cluster = serializers.PrimaryKeyRelatedField(queryset=Cluster.objects.all())
+    profile_version = serializers.PrimaryKeyRelatedField(
+        queryset=ProfileVersion.objects.all(), required=False, allow_null=True
+    )
+    inline_config = serializers.CharField(required=False, allow_blank=True, default="")
+    source = serializers.ChoiceField(choices=DryRun.Source.choices, default=DryRun.Source.MIRROR)
+    snapshot = serializers.JSONField(
+        required=False, allow_null=True, help_text="YAML/JSON text, a kind: List or a list"
+    )
+    workload = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="Pods, or {kind: Job|Deployment|PodGroup, name, replicas, podTemplate}",
+    )
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_SEED)
+    explain = serializers.BooleanField(default=False)
+
+
+class DryRunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DryRun
+        fields = [
+            "id",
+            "cluster",
+            "profile_version",
+            "inline_config",
+            "source",
+            "snapshot_sha256",
+            "snapshot_objects",
+            "resource_versions",
+            "workload_pods",
+            "seed",
+            "explain",
+            "status",
+            "cancel_requested",
+            "progress",
+            "pods_done",
+            "pods_total",
+            "pods_placed",
+            "error",
+            "attempts",
+            "created_at",
+            "started_at",
+            "heartbeat_at",
+            "finished_at",
+            "load_seconds",
+            "engine_seconds",
+            "store_seconds",
+            "pods_per_second",
+            "summary",
+            "metrics",
+            "result_count",
+        ]
+        read_only_fields = fields
+
+
+class ResultPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    results = serializers.ListField(child=serializers.DictField())
+
+
+class CompareSerializer(serializers.Serializer):
+    a = serializers.IntegerField()
+    b = serializers.IntegerField()
+    sameState = serializers.BooleanField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    changes = serializers.ListField(child=serializers.DictField())
+    changesTruncated = serializers.BooleanField()
+    metrics = serializers.ListField(child=serializers.DictField())

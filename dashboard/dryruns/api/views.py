@@ -1,0 +1,278 @@
+"""Viewsets: parse the request, call one service or selector, render."""
+
+from __future__ import annotations
+
+from django.db.models import Exists, OuterRef, ProtectedError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from dashboard.models import Cluster, Event, Node, Pod
+
+from .. import conf, selectors
+from ..models import DryRun, Profile, ProfileVersion
+from ..services import BadInput, NotCancellable
+from ..services import dryruns as dryrun_services
+from ..services import profiles as profile_services
+from ..services.explain import explain_pod
+from . import serializers as s
+from .permissions import ADMIN, OPERATOR, RolePermission
+
+
+def _int_param(
+    request: Request, name: str, default: int | None = None, *, lo: int = 0, hi: int | None = None
+) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        if default is None:
+            raise ValidationError({name: ["this query parameter is required"]})
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({name: ["must be an integer"]}) from None
+    if value < lo or (hi is not None and value > hi):
+        raise ValidationError({name: [f"must be between {lo} and {hi}"]})
+    return value
+
+
+class Base(viewsets.GenericViewSet):
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [RolePermission]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, BadInput):
+            exc = ValidationError(exc.errors)
+        elif isinstance(exc, NotCancellable):
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        elif isinstance(exc, ProtectedError):
+            return Response(
+                {"detail": "in use by dry-runs or applications"}, status=status.HTTP_409_CONFLICT
+            )
+        return super().handle_exception(exc)
+
+
+class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    queryset = Cluster.objects.all()
+    serializer_class = s.ClusterSerializer
+    action_roles = {"rollback": ADMIN}
+
+    @extend_schema(responses=s.ExplanationSerializer)
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+    )
+    def explanation(self, request: Request, pk=None, namespace: str = "", name: str = "", **kw):
+        cluster = self.get_object()
+        try:
+            data = explain_pod(cluster, namespace, name, selectors.active_document(cluster))
+        except Pod.DoesNotExist as exc:
+            raise NotFound(str(exc)) from None
+        return Response(data)
+
+    @extend_schema(request=None, responses=s.ApplicationSerializer)
+    @action(detail=True, methods=["post"])
+    def rollback(self, request: Request, pk=None):
+        app = profile_services.rollback(self.get_object(), user=request.user)
+        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=s.ApplicationSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def applications(self, request: Request, pk=None):
+        apps = selectors.applications(self.get_object()).order_by("-id")[:100]
+        return Response(s.ApplicationSerializer(apps, many=True).data)
+
+
+class NodeViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    serializer_class = s.NodeSerializer
+
+    @extend_schema(parameters=[OpenApiParameter("cluster", int)])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    def get_queryset(self):
+        qs = Node.objects.all().order_by("cluster_id", "name")
+        cluster = self.request.query_params.get("cluster")
+        if cluster:
+            qs = qs.filter(cluster_id=_int_param(self.request, "cluster"))
+        return qs
+
+
+class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    serializer_class = s.PodSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("cluster", int),
+            OpenApiParameter("namespace", str),
+            OpenApiParameter("pending", bool),
+            OpenApiParameter("reason", str, description="text of the FailedScheduling message"),
+        ]
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    def get_queryset(self):
+        q = self.request.query_params
+        qs = Pod.objects.all().order_by("cluster_id", "namespace", "name")
+        if q.get("cluster"):
+            qs = qs.filter(cluster_id=_int_param(self.request, "cluster"))
+        if q.get("namespace"):
+            qs = qs.filter(namespace=q["namespace"])
+        if q.get("pending", "").lower() in ("1", "true", "yes"):
+            qs = qs.filter(phase="Pending", node_name="")
+        if q.get("reason"):
+            events = Event.objects.filter(
+                cluster_id=OuterRef("cluster_id"),
+                involved_namespace=OuterRef("namespace"),
+                involved_name=OuterRef("name"),
+                message__icontains=q["reason"],
+            )
+            qs = qs.filter(Exists(events))
+        return qs
+
+
+class ProfileViewSet(
+    Base, mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin
+):
+    queryset = Profile.objects.select_related("cluster")
+    serializer_class = s.ProfileSerializer
+
+    @extend_schema(request=s.ProfileCreateSerializer, responses={201: s.ProfileVersionSerializer})
+    def create(self, request: Request):
+        body = s.ProfileCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        version = profile_services.create_profile(author=request.user, **body.validated_data)
+        return Response(s.ProfileVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["get"], request=None, responses=s.ProfileVersionSerializer(many=True))
+    @extend_schema(
+        methods=["post"],
+        request=s.VersionCreateSerializer,
+        responses={201: s.ProfileVersionSerializer},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def versions(self, request: Request, pk=None):
+        profile = self.get_object()
+        if request.method == "GET":
+            qs = selectors.profile_versions().filter(profile=profile)
+            return Response(s.ProfileVersionSerializer(qs, many=True).data)
+        body = s.VersionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        version = profile_services.create_version(
+            profile, author=request.user, **body.validated_data
+        )
+        return Response(s.ProfileVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.ValidateSerializer, responses=s.ValidationResultSerializer)
+    @action(detail=False, methods=["post"])
+    def validate(self, request: Request):
+        body = s.ValidateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        problems = profile_services.validate_document(body.validated_data["document"])
+        return Response({"valid": not problems, "errors": [p.as_dict() for p in problems]})
+
+
+class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    serializer_class = s.ProfileVersionSerializer
+    action_roles = {"apply": ADMIN}
+
+    @extend_schema(parameters=[OpenApiParameter("profile", int)])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    def get_queryset(self):
+        qs = selectors.profile_versions().order_by("profile_id", "number")
+        if self.request.query_params.get("profile"):
+            qs = qs.filter(profile_id=_int_param(self.request, "profile"))
+        return qs
+
+    @extend_schema(
+        parameters=[OpenApiParameter("other", int, required=True)], responses=s.DiffSerializer
+    )
+    @action(detail=True, methods=["get"])
+    def diff(self, request: Request, pk=None):
+        a = self.get_object()
+        b = get_object_or_404(ProfileVersion, pk=_int_param(request, "other", hi=2**62))
+        return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
+
+    @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
+    @action(detail=True, methods=["post"])
+    def apply(self, request: Request, pk=None):
+        version = self.get_object()
+        body = s.ApplySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        app = profile_services.apply_version(
+            body.validated_data["cluster"],
+            version,
+            user=request.user,
+            dry_run=body.validated_data.get("dry_run"),
+            force=body.validated_data["force"],
+        )
+        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+
+
+class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
+    queryset = DryRun.objects.defer("snapshot")
+    serializer_class = s.DryRunSerializer
+    write_role = OPERATOR
+
+    def get_queryset(self):
+        return selectors.dry_runs()
+
+    @extend_schema(request=s.DryRunCreateSerializer, responses={202: s.DryRunSerializer})
+    def create(self, request: Request):
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > conf.max_snapshot_bytes():
+            raise ValidationError(
+                {"snapshot": ["request is larger than SCHEDLAB_MAX_SNAPSHOT_BYTES"]}
+            )
+        body = s.DryRunCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        run = dryrun_services.create_dry_run(user=request.user, **body.validated_data)
+        return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("offset", int), OpenApiParameter("limit", int)],
+        responses=s.ResultPageSerializer,
+    )
+    @action(detail=True, methods=["get"])
+    def results(self, request: Request, pk=None):
+        run = self.get_object()
+        offset = _int_param(request, "offset", 0, hi=2**31)
+        limit = _int_param(request, "limit", 100, lo=1, hi=1000)
+        rows = dryrun_services.read_results(run, offset, limit)
+        return Response(
+            {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
+        )
+
+    @extend_schema(request=None, responses=s.DryRunSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk=None):
+        run = dryrun_services.cancel_dry_run(self.get_object())
+        return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("other", int, required=True)], responses=s.CompareSerializer
+    )
+    @action(detail=True, methods=["get"])
+    def compare(self, request: Request, pk=None):
+        a = self.get_object()
+        b = get_object_or_404(self.get_queryset(), pk=_int_param(request, "other", hi=2**62))
+        return Response(dryrun_services.compare_dry_runs(a, b))
+
+
+__all__ = [
+    "ClusterViewSet",
+    "DryRunViewSet",
+    "NodeViewSet",
+    "PodViewSet",
+    "ProfileVersionViewSet",
+    "ProfileViewSet",
+]

@@ -1,0 +1,47 @@
+"""Reads of profiles and dry-runs for the API; reading dry-runs first reaps lost ones."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from dashboard.models import Cluster
+
+from .models import Application, DryRun, Profile, ProfileVersion
+from .services.dryruns import reap_stale_runs
+
+__all__ = [
+    "active_application",
+    "active_document",
+    "applications",
+    "dry_runs",
+    "profile_versions",
+    "profiles",
+]
+
+
+def profiles() -> QuerySet[Profile]:
+    return Profile.objects.select_related("cluster").all()
+
+
+def profile_versions() -> QuerySet[ProfileVersion]:
+    return ProfileVersion.objects.select_related("profile", "author").all()
+
+
+def dry_runs() -> QuerySet[DryRun]:
+    reap_stale_runs()
+    return DryRun.objects.select_related("cluster", "profile_version__profile").defer("snapshot")
+
+
+def applications(cluster: Cluster) -> QuerySet[Application]:
+    return Application.objects.filter(cluster=cluster).select_related(
+        "version__profile", "applied_by"
+    )
+
+
+def active_application(cluster: Cluster) -> Application | None:
+    return applications(cluster).order_by("-id").first()
+
+
+def active_document(cluster: Cluster) -> str | None:
+    app = active_application(cluster)
+    return app.version.document if app is not None else None

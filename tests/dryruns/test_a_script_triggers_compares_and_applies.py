@@ -1,0 +1,89 @@
+"""The issue's "done when": trigger with an edited profile, poll, compare, apply — via a worker."""
+
+from __future__ import annotations
+
+from dashboard.dryruns.models import Application
+
+from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG, poll_dry_run
+
+
+def _create_profile(client, cluster_id: int) -> tuple[int, int]:
+    r = client.post(
+        "/api/v1/profiles/",
+        {"name": "gpu", "cluster": cluster_id, "document": DEFAULT_CONFIG, "message": "upstream"},
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    return r.json()["profile"], r.json()["id"]
+
+
+def test_a_script_triggers_polls_compares_applies_and_rolls_back(
+    worker, demo_cluster, operator, admin
+):
+    profile_id, v1 = _create_profile(operator, demo_cluster.pk)
+    r = operator.post(
+        f"/api/v1/profiles/{profile_id}/versions/",
+        {"document": BIN_PACKING_CONFIG, "message": "bin-pack GPUs"},
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    v2 = r.json()["id"]
+    assert r.json()["number"] == 2
+
+    diff = operator.get(f"/api/v1/profile-versions/{v1}/diff/?other={v2}").json()["diff"]
+    assert "+  - name: NodeResourcesFit" in diff
+
+    runs = {}
+    for version in (v1, v2):
+        r = operator.post(
+            "/api/v1/dry-runs/",
+            {"cluster": demo_cluster.pk, "profile_version": version, "seed": 7},
+            format="json",
+        )
+        assert r.status_code == 202, r.content
+        assert r.json()["status"] == "queued"
+        runs[version] = r.json()["id"]
+
+    done = {v: poll_dry_run(operator, run_id) for v, run_id in runs.items()}
+    for d in done.values():
+        assert d["status"] == "succeeded", d
+        assert d["progress"] == 100.0
+        assert d["result_count"] == 15
+        assert d["engine_seconds"] > 0 and d["load_seconds"] >= 0 and d["store_seconds"] >= 0
+        assert d["pods_per_second"] > 0
+        assert set(d["metrics"]) == {"before", "after"}
+        assert d["metrics"]["before"]["podsPending"] == 15
+        assert "gpuStranded" in d["metrics"]["after"]
+
+    page = operator.get(f"/api/v1/dry-runs/{runs[v2]}/results/?offset=10&limit=3").json()
+    assert page["count"] == 15 and len(page["results"]) == 3
+    every = operator.get(f"/api/v1/dry-runs/{runs[v2]}/results/?limit=1000").json()["results"]
+    assert every[10:13] == page["results"]
+    assert any(
+        r["status"] == "Unschedulable" and "nodes are available" in r["message"] for r in every
+    )
+
+    cmp = operator.get(f"/api/v1/dry-runs/{runs[v1]}/compare/?other={runs[v2]}").json()
+    assert cmp["sameState"] is True
+    assert sum(cmp["counts"].values()) == 15
+    names = {m["metric"] for m in cmp["metrics"]}
+    assert {"podsPending", "gpuStranded", "preemptions", "pdbViolations"} <= names
+    assert all(m["verdict"] in ("better", "worse", "same") and m["line"] for m in cmp["metrics"])
+
+    r = admin.post(
+        f"/api/v1/profile-versions/{v2}/apply/", {"cluster": demo_cluster.pk}, format="json"
+    )
+    assert r.status_code == 201, r.content
+    applied = r.json()
+    assert applied["dry_run"] == runs[v2] and applied["forced"] is False
+    assert applied["applied_by"] == "admin-user"
+
+    # v1 was never applied: rollback has nothing to go back to
+    r = admin.post(f"/api/v1/clusters/{demo_cluster.pk}/rollback/")
+    assert r.status_code == 400 and "cluster" in r.json()
+
+    admin.post(f"/api/v1/profile-versions/{v1}/apply/", {"cluster": demo_cluster.pk}, format="json")
+    r = admin.post(f"/api/v1/clusters/{demo_cluster.pk}/rollback/")
+    assert r.status_code == 201, r.content
+    assert r.json()["version"] == v2 and r.json()["rolled_back_from"] is not None
+    assert Application.objects.filter(cluster=demo_cluster).count() == 3
