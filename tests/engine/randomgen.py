@@ -74,15 +74,37 @@ def _parse(name: str, q: str) -> int:
 
 
 def pod_requests(obj: dict[str, Any]) -> dict[str, int]:
-    """Effective requests of a generated pod (app containers summed; init containers max)."""
+    """Effective requests of a generated pod.
+
+    App containers and restartable (sidecar) init containers add up; a regular
+    init container counts with the sidecars started before it, and the pod
+    requests the larger of the two.
+    """
     total: dict[str, int] = {}
     spec = obj["spec"]
+
+    def reqs(c: dict[str, Any]) -> dict[str, int]:
+        return {
+            k: _parse(k, v) for k, v in ((c.get("resources") or {}).get("requests") or {}).items()
+        }
+
     for c in spec.get("containers", []):
-        for k, v in ((c.get("resources") or {}).get("requests") or {}).items():
-            total[k] = total.get(k, 0) + _parse(k, v)
+        for k, v in reqs(c).items():
+            total[k] = total.get(k, 0) + v
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
     for c in spec.get("initContainers", []):
-        for k, v in ((c.get("resources") or {}).get("requests") or {}).items():
-            total[k] = max(total.get(k, 0), _parse(k, v))
+        r = reqs(c)
+        if c.get("restartPolicy") == "Always":
+            for k, v in r.items():
+                sidecars[k] = sidecars.get(k, 0) + v
+        else:
+            for k, v in r.items():
+                init_max[k] = max(init_max.get(k, 0), v + sidecars.get(k, 0))
+    for k, v in sidecars.items():
+        total[k] = total.get(k, 0) + v
+    for k, v in init_max.items():
+        total[k] = max(total.get(k, 0), v)
     return total
 
 
@@ -102,7 +124,7 @@ def _mem(rng: random.Random, mib_choices: tuple[int, ...]) -> str:
 
 
 def _node(rng: random.Random, i: int, zones: list[str]) -> dict[str, Any]:
-    name = f"node-{i:02d}"
+    name = f"node-{i:03d}"
     labels: dict[str, str] = {HOSTNAME: name}
     if rng.random() < 0.95:
         labels[ZONE] = rng.choice(zones)
@@ -198,6 +220,20 @@ def _pod(
             }
         )
     spec: dict[str, Any] = {"containers": containers}
+    if rng.random() < 0.1:
+        # an init container bigger than the app containers, or a restartable sidecar
+        init: dict[str, Any] = {
+            "name": "init",
+            "image": "registry/init:1",
+            "resources": {"requests": {"cpu": _cpu(rng, (100, 500, 3000))}},
+        }
+        if rng.random() < 0.5:
+            init["restartPolicy"] = "Always"
+        spec["initContainers"] = [init]
+    if rng.random() < 0.1:
+        container["resources"].setdefault("requests", {})["ephemeral-storage"] = _mem(
+            rng, (1024, 10240, 51200)
+        )
     meta: dict[str, Any] = {
         "name": name,
         "namespace": ns,
@@ -267,6 +303,8 @@ def _pod(
                     t["operator"] = "Exists"
             if rng.random() < 0.6:
                 t["effect"] = rng.choice(EFFECTS)
+                if t["effect"] == "NoExecute" and rng.random() < 0.3:
+                    t["tolerationSeconds"] = 300
             tols.append(t)
         if tols:
             spec["tolerations"] = tols
@@ -348,10 +386,11 @@ def random_cluster(
     max_nodes: int = 40,
     max_running: int = 60,
     max_pending: int = 25,
+    min_nodes: int = 1,
 ) -> list[dict[str, Any]]:
     """A snapshot (list of objects) drawn from ``rng``; see the module docstring."""
     zones = [f"zone-{z}" for z in "abc"[: rng.randint(1, 3)]]
-    nodes = [_node(rng, i, zones) for i in range(rng.randint(1, max_nodes))]
+    nodes = [_node(rng, i, zones) for i in range(rng.randint(min_nodes, max_nodes))]
     objs: list[dict[str, Any]] = []
     for name, (value, policy) in PRIORITY_CLASSES.items():
         objs.append(
@@ -390,7 +429,12 @@ def random_cluster(
         ns = rng.choice(sorted(NAMESPACES))
         # equal timestamps happen: the queue then keeps arrival order
         t += rng.choice((0, 1, 1, 5))
-        objs.append(_pod(rng, f"pend-{i:02d}", ns, t, pending=True, nodes=nodes))
+        pod = _pod(rng, f"pend-{i:02d}", ns, t, pending=True, nodes=nodes)
+        if rng.random() < 0.05:
+            # a pod an earlier scheduler cycle nominated (maybe to a node that is gone)
+            name = rng.choice(nodes)["metadata"]["name"] if rng.random() < 0.8 else "gone"
+            pod["status"] = {"phase": "Pending", "nominatedNodeName": name}
+        objs.append(pod)
     for j in range(rng.choice((0, 1, 2, 3))):
         ns = rng.choice(sorted(NAMESPACES))
         objs.append(

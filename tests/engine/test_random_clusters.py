@@ -289,6 +289,7 @@ def check_run(objs: list[dict[str, Any]], doc: Mapping[str, Any]) -> None:
         limits = {
             "cpu": _alloc(alloc, "cpu"),
             "memory": _alloc(alloc, "memory"),
+            "ephemeral-storage": _alloc(alloc, "ephemeral-storage"),
             GPU: int(alloc.get(GPU, "0")),
         }
         for res, v in used.items():
@@ -326,16 +327,146 @@ def check_run(objs: list[dict[str, Any]], doc: Mapping[str, Any]) -> None:
                             f"selects {key(target)} on {target_node['metadata']['name']}"
                         )
 
-    # 4. messages
+    # 4. messages; node-independent filters' counts are exact whatever the state was
     for r in results:
         if r["status"] == "Unschedulable":
-            check_message(r["message"], n, r["nominatedNode"], preemption_policy(pods[r["pod"]]))
+            pod = pods[r["pod"]]
+            check_message(r["message"], n, r["nominatedNode"], preemption_policy(pod))
+            hist = filter_histogram(r["message"], n)
+            if hist is not None:
+                for reason, count in static_reasons(pod, nodes).items():
+                    assert hist.get(reason, 0) == count, (r["pod"], reason, r["message"])
         elif r["status"] == "Scheduled":
             assert r["node"] in nodes
             assert r["message"] == f"Successfully assigned {r['pod']} to {r['node']}"
         else:
             raise AssertionError(f"unexpected status {r}")
     assert by_status  # at least one pending pod per generated cluster
+
+    # 3b. completeness: with no eviction in the run the cluster only filled up, so a
+    # pod left unschedulable (without constraints that a fuller cluster can help)
+    # must fit no node of the final state either
+    if victims:
+        return
+    for r in results:
+        pod = pods[r["pod"]]
+        if r["status"] != "Unschedulable" or not monotone(pod):
+            continue
+        for name, node in nodes.items():
+            if fits_final(pod, node, on_node[name], pods, where, nodes):
+                raise AssertionError(f"{r['pod']} fits {name} but was left: {r['message']}")
+
+
+def monotone(pod: Mapping[str, Any]) -> bool:
+    """No filter of this pod can turn from failing to passing as pods are added."""
+    aff = (pod["spec"].get("affinity") or {}).get("podAffinity") or {}
+    if aff.get("requiredDuringSchedulingIgnoredDuringExecution"):
+        return False
+    return all(
+        c["whenUnsatisfiable"] != "DoNotSchedule"
+        for c in pod["spec"].get("topologySpreadConstraints") or []
+    )
+
+
+def fits_final(
+    pod: Mapping[str, Any],
+    node: Mapping[str, Any],
+    keys: list[str],
+    pods: Mapping[str, Mapping[str, Any]],
+    where: Mapping[str, str],
+    nodes: Mapping[str, Mapping[str, Any]],
+) -> bool:
+    if not taints_ok(pod, node) or not node_affinity_ok(pod, node):
+        return False
+    alloc = node["status"]["allocatable"]
+    if len(keys) + 1 > int(alloc["pods"]):
+        return False
+    used = pod_requests(pod)
+    for k in keys:
+        for res, v in pod_requests(pods[k]).items():
+            used[res] = used.get(res, 0) + v
+    limits = {
+        "cpu": _alloc(alloc, "cpu"),
+        "memory": _alloc(alloc, "memory"),
+        "ephemeral-storage": _alloc(alloc, "ephemeral-storage"),
+        GPU: int(alloc.get(GPU, "0")),
+    }
+    if any(pod_requests(pod).get(res, 0) and used[res] > lim for res, lim in limits.items()):
+        return False
+    ports = host_ports(pod)
+    if any(ports & host_ports(pods[k]) for k in keys):
+        return False
+    for other, other_node in where.items():
+        o = nodes[other_node]
+        for term in anti_terms(pod):
+            if same_domain(node, o, term["topologyKey"]) and term_matches(term, pod, pods[other]):
+                return False
+        for term in anti_terms(pods[other]):
+            if same_domain(o, node, term["topologyKey"]) and term_matches(term, pods[other], pod):
+                return False
+    return True
+
+
+def pinned_nodes(pod: Mapping[str, Any]) -> set[str] | None:
+    """The node set NodeAffinity's PreFilter narrows to (``matchFields`` name In), or None."""
+    req = ((pod["spec"].get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    if not req:
+        return None
+    names: set[str] = set()
+    for term in req["nodeSelectorTerms"]:
+        term_names: set[str] | None = None
+        for f in term.get("matchFields") or []:
+            if f["key"] == "metadata.name" and f["operator"] == "In":
+                vals = set(f["values"])
+                term_names = vals if term_names is None else term_names & vals
+        if term_names is None:
+            return None
+        names |= term_names
+    return names
+
+
+def static_reasons(
+    pod: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]]
+) -> dict[str, int]:
+    """Counts of the reasons of the filters that only look at the node (and come first)."""
+    out = {
+        "node(s) were unschedulable": 0,
+        "node(s) had untolerated taint(s)": 0,
+        "node(s) didn't match Pod's node affinity/selector": 0,
+    }
+    pinned = pinned_nodes(pod)
+    if pinned is not None:
+        out["node(s) didn't satisfy plugin(s) [NodeAffinity]"] = 0
+    unsched_tol = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    tols = pod["spec"].get("tolerations") or []
+    for name, node in nodes.items():
+        if pinned is not None and name not in pinned:
+            out["node(s) didn't satisfy plugin(s) [NodeAffinity]"] += 1
+        elif node["spec"].get("unschedulable") and not any(tolerates(t, unsched_tol) for t in tols):
+            out["node(s) were unschedulable"] += 1
+        elif not taints_ok(pod, {"spec": {"taints": node["spec"].get("taints") or []}}):
+            out["node(s) had untolerated taint(s)"] += 1
+        elif not node_affinity_ok(pod, node):
+            out["node(s) didn't match Pod's node affinity/selector"] += 1
+    return out
+
+
+def filter_histogram(msg: str, n: int) -> dict[str, int] | None:
+    """The filter part's reason → count, or None (PreFilter message, or cut short)."""
+    body = msg[len(f"0/{n} nodes are available: ") :]
+    if msg.endswith(" ..."):
+        return None
+    head = body.split(". " + POSTFILTER, 1)[0].removesuffix(".")
+    if not HIST_ITEM.match(head) or body.endswith(". not found"):
+        return None
+    out: dict[str, int] = {}
+    for p in re.split(r", (?=\d+ )", head):
+        m = HIST_ITEM.fullmatch(p)
+        assert m is not None
+        out[m.group(2)] = out.get(m.group(2), 0) + int(m.group(1))
+    return out
 
 
 def _alloc(alloc: Mapping[str, str], res: str) -> int:
@@ -380,6 +511,38 @@ def test_crowded_clusters_preempt_consistently(seed: int) -> None:
     fast = run(objs, seed)
     assert decisions(fast) == decisions(run(objs, seed, explain=True))
     check_run(objs, fast)
+
+
+@settings(max_examples=6, **SETTINGS)
+@given(seed=SEEDS)
+def test_large_clusters_cut_the_search_the_same_on_both_paths(seed: int) -> None:
+    # above 100 nodes only some nodes are evaluated, from a rotating start index
+    objs = random_cluster(
+        random.Random(seed), min_nodes=101, max_nodes=260, max_running=150, max_pending=12
+    )
+    fast = run(objs, seed)
+    assert decisions(fast) == decisions(run(objs, seed, explain=True))
+    check_run(objs, fast)
+
+
+@settings(max_examples=30, **SETTINGS)
+@given(seed=SEEDS)
+def test_explained_filter_failures_add_up_to_the_message(seed: int) -> None:
+    objs = random_cluster(random.Random(seed))
+    doc = run(objs, seed, explain=True)
+    n = sum(1 for o in objs if o["kind"] == "Node")
+    for r in doc["results"]:
+        if r["status"] != "Unschedulable":
+            continue
+        hist = filter_histogram(r["message"], n)
+        if hist is None:
+            continue
+        assert len(r["filterFailures"]) == n, r["pod"]
+        counts: dict[str, int] = {}
+        for failure in r["filterFailures"].values():
+            for reason in failure["reason"].split(", "):
+                counts[reason] = counts.get(reason, 0) + 1
+        assert counts == hist, (r["pod"], r["message"], counts)
 
 
 PERCENT_100 = """
