@@ -653,9 +653,185 @@ def storage() -> None:
     )
 
 
+# --- DRA GPU pool (dynamic resource allocation) ------------------------------------
+DRA_DRIVER = "gpu.example.com"
+
+
+def dra() -> None:
+    """A DRA GPU pool: a DeviceClass, ResourceSlices of 8 GPUs on two nodes, claims and pods.
+
+    One pending pod gets a device through a claim made from a
+    ResourceClaimTemplate; another asks for four 40Gi+ GPUs where only one
+    node has such GPUs and most of them are taken: ``cannot allocate all claims``.
+    """
+    products = {"dra-gpu-1": ("NVIDIA-L40S", "48Gi"), "dra-gpu-2": ("NVIDIA-L4", "24Gi")}
+    for name in products:
+        node(
+            name,
+            ZONES[2],
+            "64",
+            "512Gi",
+            instance="g6e.16xlarge",
+            labels={"pool": "dra-gpu"},
+            taints=[dict(GPU_TAINT)],
+        )
+    objects.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": DRA_DRIVER},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]},
+        }
+    )
+    for name, (product, memory) in products.items():
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{name}-{DRA_DRIVER}"},
+                "spec": {
+                    "driver": DRA_DRIVER,
+                    "nodeName": name,
+                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                    "devices": [
+                        {
+                            "name": f"gpu-{i}",
+                            "attributes": {
+                                "productName": {"string": product},
+                                "index": {"int": i},
+                                "driverVersion": {"version": "570.86.15"},
+                            },
+                            "capacity": {"memory": {"value": memory}},
+                        }
+                        for i in range(8)
+                    ],
+                },
+            }
+        )
+    big_gpu = f'device.capacity["{DRA_DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'
+
+    def claim_spec(count: int) -> dict[str, Any]:
+        request = {
+            "name": "gpu",
+            "exactly": {
+                "deviceClassName": DRA_DRIVER,
+                "allocationMode": "ExactCount",
+                "count": count,
+                "selectors": [{"cel": {"expression": big_gpu}}],
+            },
+        }
+        return {"devices": {"requests": [request]}}
+
+    def claim(ns: str, name: str, count: int, **meta: Any) -> dict[str, Any]:
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", **meta},
+            "spec": claim_spec(count),
+        }
+
+    # running: a visualisation stream holds six of the L40S GPUs through an allocated claim
+    held = claim("ml-inference", "viz-stream-gpus", 6)
+    held["status"] = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {
+                        "request": "gpu",
+                        "driver": DRA_DRIVER,
+                        "pool": "dra-gpu-1",
+                        "device": f"gpu-{i}",
+                    }
+                    for i in range(6)
+                ]
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchFields": [
+                            {"key": "metadata.name", "operator": "In", "values": ["dra-gpu-1"]}
+                        ]
+                    }
+                ]
+            },
+        },
+        "reservedFor": [
+            {"resource": "pods", "name": "viz-stream-0", "uid": "uid-ml-inference-viz-stream-0"}
+        ],
+    }
+    objects.append(held)
+    pod(
+        "ml-inference",
+        "viz-stream-0",
+        node_name="dra-gpu-1",
+        cpu="8",
+        memory="64Gi",
+        labels={"app": "viz-stream"},
+        minute=20,
+        resourceClaims=[{"name": "gpu", "resourceClaimName": "viz-stream-gpus"}],
+        nodeSelector={"pool": "dra-gpu"},
+        tolerations=[GPU_TOLERATION],
+    )
+    # pending: one GPU through a template; the claim controller already made its claim
+    objects.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "single-big-gpu", "namespace": "ml-inference"},
+            "spec": {"spec": claim_spec(1)},
+        }
+    )
+    objects.append(
+        claim(
+            "ml-inference",
+            "render-preview-0-gpu-7xk2p",
+            1,
+            ownerReferences=[
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": "render-preview-0",
+                    "uid": "uid-ml-inference-render-preview-0",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+            annotations={"resource.kubernetes.io/pod-claim-name": "gpu"},
+        )
+    )
+    pod(
+        "ml-inference",
+        "render-preview-0",
+        cpu="4",
+        memory="16Gi",
+        labels={"app": "render-preview"},
+        minute=120,
+        resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "single-big-gpu"}],
+        nodeSelector={"pool": "dra-gpu"},
+        tolerations=[GPU_TOLERATION],
+    )
+    objects[-1]["status"]["resourceClaimStatuses"] = [
+        {"name": "gpu", "resourceClaimName": "render-preview-0-gpu-7xk2p"}
+    ]
+    # pending: four 40Gi+ GPUs; only the L40S node has them and just two are free
+    objects.append(claim("ml-training", "finetune-gpus", 4))
+    pod(
+        "ml-training",
+        "finetune-l40s-0",
+        cpu="8",
+        memory="32Gi",
+        labels={"app": "finetune"},
+        minute=121,
+        resourceClaims=[{"name": "gpu", "resourceClaimName": "finetune-gpus"}],
+        nodeSelector={"pool": "dra-gpu"},
+        tolerations=[GPU_TOLERATION],
+    )
+
+
 def main() -> None:
     build()
     storage()
+    dra()
     doc = {
         "apiVersion": "v1",
         "kind": "List",
