@@ -1382,3 +1382,16 @@ def test_e2e_caller_objects_are_not_changed() -> None:
     before = copy.deepcopy(cluster.of_kind("ResourceClaim"))
     simulate(cluster, default_config(), seed=1)
     assert cluster.of_kind("ResourceClaim") == before
+
+
+def test_demo_dra_gpu_pool() -> None:
+    from pathlib import Path
+
+    from scheduler_engine import load_cluster
+
+    demo = Path(__file__).resolve().parents[3] / "scheduler_engine" / "demo" / "gpu-cluster.yaml"
+    res = simulate(load_cluster(str(demo)), default_config(), seed=1).by_pod()
+    assert res["ml-inference/render-preview-0"].node == "dra-gpu-1"
+    msg = res["ml-training/finetune-l40s-0"].message
+    assert "2 cannot allocate all claims" in msg
+    assert "still not schedulable, preemption:" in msg
