@@ -74,6 +74,8 @@ class PodResult:
     all_filter_failures: dict[str, list[dict[str, str]]] | None = None
     plugin_scores: dict[str, dict[str, dict[str, int]]] | None = None
     record: dict[str, Any] | None = None
+    # DRA: claims allocated for the pod (claim, allocatedNow, allocation)
+    allocations: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -84,6 +86,8 @@ class PodResult:
             "nominatedNode": self.nominated_node,
             "victims": list(self.victims),
         }
+        if self.allocations:
+            d["allocations"] = list(self.allocations)
         if explain:
             d["scores"] = dict(self.scores or {})
             d["filterFailures"] = dict(self.filter_failures or {})
@@ -395,6 +399,10 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
         profile=st.fwk.profile_name,
         attempts=st.attempts,
     )
+    if status == STATUS_SCHEDULED and pod.resource_claims:
+        dra = st.fwk.plugins.get("DynamicResources")
+        if dra is not None and hasattr(dra, "allocations"):
+            r.allocations = dra.allocations(pod.key)
     if explain and recorder is not None:
         rec = recorder.data.get(pod.key, {})
         r.record = rec

@@ -207,9 +207,10 @@ def test_gated_pod_is_reported_with_its_gate():
     assert "example.com/wait" in r.message
 
 
-def test_pod_with_resource_claims_is_reported_not_supported():
+def test_pod_whose_resource_claim_does_not_exist_is_held_back():
     r = run(make_node("n").cap(cpu=1, memory="1Gi"), make_pod("p").resource_claim("gpu")).results[0]
-    assert r.status == "Error" and "not supported yet" in r.message and r.node is None
+    assert r.status == "Unschedulable" and r.node is None
+    assert "0/" not in r.message and "ResourceClaim" in r.message
 
 
 def test_input_cluster_is_not_changed():
