@@ -348,6 +348,12 @@ def check_run(objs: list[dict[str, Any]], doc: Mapping[str, Any]) -> None:
     # must fit no node of the final state either
     if victims:
         return
+    # a nominated pod holds room on its node for pods of lower priority, even while it
+    # stays unschedulable itself (a pod that cannot preempt keeps its nomination)
+    if any((pods[k].get("status") or {}).get("nominatedNodeName") for k in pending) or any(
+        r["nominatedNode"] for r in results
+    ):
+        return
     for r in results:
         pod = pods[r["pod"]]
         if r["status"] != "Unschedulable" or not monotone(pod):
@@ -439,6 +445,10 @@ def static_reasons(
     pinned = pinned_nodes(pod)
     if pinned is not None:
         out["node(s) didn't satisfy plugin(s) [NodeAffinity]"] = 0
+        # a nominated node is tried first, through every filter, wherever it is
+        nominated = (pod.get("status") or {}).get("nominatedNodeName")
+        if nominated in nodes:
+            pinned = pinned | {nominated}
     unsched_tol = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
     tols = pod["spec"].get("tolerations") or []
     for name, node in nodes.items():
