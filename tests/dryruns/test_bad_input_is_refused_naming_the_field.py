@@ -1,0 +1,119 @@
+"""400 naming the field for bad configs, clusters, snapshots, workloads; nothing written."""
+
+from __future__ import annotations
+
+from django.test import override_settings
+
+from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
+
+BAD_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 150
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: NoSuchPlugin
+"""
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}]\n"
+    for i in range(20)
+)
+
+
+def test_validate_lists_every_problem_with_its_field(operator, db):
+    r = operator.post("/api/v1/profiles/validate/", {"document": BAD_CONFIG}, format="json")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["valid"] is False
+    fields = [e["field"] for e in body["errors"]]
+    assert "document.percentageOfNodesToScore" in fields, body
+
+
+def test_saving_an_invalid_profile_writes_nothing(operator, db):
+    r = operator.post("/api/v1/profiles/", {"name": "bad", "document": BAD_CONFIG}, format="json")
+    assert r.status_code == 400
+    assert "document.percentageOfNodesToScore" in r.json()
+    assert not Profile.objects.exists() and not ProfileVersion.objects.exists()
+
+
+def test_a_yaml_bomb_is_refused(operator, db):
+    r = operator.post("/api/v1/profiles/validate/", {"document": BOMB}, format="json")
+    assert r.json()["valid"] is False and "alias" in r.json()["errors"][0]["message"]
+
+
+def test_an_unknown_cluster_is_named(operator, db):
+    r = operator.post("/api/v1/dry-runs/", {"cluster": 999999}, format="json")
+    assert r.status_code == 400 and "cluster" in r.json()
+
+
+def test_a_snapshot_that_does_not_parse_is_named(operator, demo_cluster):
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": "items: [unclosed"},
+        format="json",
+    )
+    assert r.status_code == 400 and "snapshot" in r.json()
+    assert not DryRun.objects.exists()
+
+
+def test_a_bad_object_in_a_snapshot_names_object_and_field(operator, demo_cluster):
+    snapshot = [
+        {
+            "kind": "PriorityClass",
+            "apiVersion": "scheduling.k8s.io/v1",
+            "metadata": {"name": "x"},
+            "value": "high",
+        }
+    ]
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": snapshot},
+        format="json",
+    )
+    assert r.status_code == 400 and "value" in r.json()["snapshot"][0]
+
+
+def test_an_invalid_inline_config_names_its_field(operator, demo_cluster):
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "inline_config": BAD_CONFIG},
+        format="json",
+    )
+    assert r.status_code == 400
+    assert "inline_config.percentageOfNodesToScore" in r.json()
+
+
+def test_a_bad_workload_template_names_the_item(operator, demo_cluster):
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {
+            "cluster": demo_cluster.pk,
+            "workload": [
+                {"kind": "Job", "name": "train", "replicas": -1, "podTemplate": {"spec": {}}}
+            ],
+        },
+        format="json",
+    )
+    assert r.status_code == 400 and "workload[0].replicas" in r.json()
+
+
+@override_settings(SCHEDLAB_MAX_SNAPSHOT_BYTES=1000)
+def test_an_oversized_upload_is_refused(operator, demo_cluster):
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": "x" * 2000},
+        format="json",
+    )
+    assert r.status_code == 400 and "SCHEDLAB_MAX_SNAPSHOT_BYTES" in r.json()["snapshot"][0]
+    assert not DryRun.objects.exists()
+
+
+def test_compare_with_an_unknown_run_is_404(operator, db):
+    assert operator.get("/api/v1/dry-runs/1/compare/?other=2").status_code == 404
+    assert operator.get("/api/v1/dry-runs/1/compare/?other=x").status_code in (400, 404)
