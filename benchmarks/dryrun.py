@@ -1,0 +1,150 @@
+"""Dry-run benchmark: 10,000 pods on 5,000 nodes through the REST API and a real worker.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench \
+    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/dryrun.py [--nodes N --pods N]
+
+Reports the worker's load / engine / store seconds (the issue's bar: time outside
+the engine < 25% of engine time) and the live explanation endpoint's latency on
+a mirrored cluster of --nodes nodes and --mirror-pods pods (cold, then warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
+
+
+def _ensure_database() -> None:
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=10000)
+    ap.add_argument("--mirror-pods", type=int, default=50000)
+    ap.add_argument("--explain-samples", type=int, default=5)
+    args = ap.parse_args()
+
+    _ensure_database()
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from dashboard.services.clusters import ensure_snapshot_cluster
+    from dashboard.services.snapshots import import_objects
+    from tests.dryruns.synthetic import fleet
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
+    call_command("migrate", verbosity=0)
+    user, _ = User.objects.get_or_create(username="bench", defaults={"is_superuser": True})
+    client = APIClient()
+    client.force_authenticate(user)
+
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "schedlab",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "-Q",
+            os.environ["CELERY_TASK_DEFAULT_QUEUE"],
+        ],
+        env={**os.environ, "SCHEDLAB_MAX_SNAPSHOT_BYTES": str(512 * 1024 * 1024)},
+        cwd=ROOT,
+    )
+    try:
+        cluster = ensure_snapshot_cluster("bench-dryrun", "synthetic")
+        snapshot = fleet(args.nodes, running=0, pending=0)
+        from tests.dryruns.synthetic import pod
+
+        snapshot += [pod(i, gpus=(i % 3 == 0) * 1) for i in range(args.pods)]
+        t0 = time.perf_counter()
+        r = client.post(
+            "/api/v1/dry-runs/",
+            {"cluster": cluster.pk, "source": "snapshot", "snapshot": snapshot, "seed": 1},
+            format="json",
+        )
+        t_post = time.perf_counter() - t0
+        assert r.status_code == 202, r.content[:500]
+        run_id = r.json()["id"]
+        while True:
+            d = client.get(f"/api/v1/dry-runs/{run_id}/").json()
+            if d["status"] in ("succeeded", "failed", "cancelled"):
+                break
+            time.sleep(0.5)
+        t_total = time.perf_counter() - t0
+        assert d["status"] == "succeeded", d.get("error")
+        outside = d["load_seconds"] + d["store_seconds"]
+        t1 = time.perf_counter()
+        client.get(f"/api/v1/dry-runs/{run_id}/results/?offset=5000&limit=1000")
+        t_page = time.perf_counter() - t1
+        print(
+            f"dry-run {args.pods} pods on {args.nodes} nodes: status {d['status']}, "
+            f"placed {d['pods_placed']}"
+        )
+        print(f"  POST (validate + freeze, in the web process): {t_post:.2f} s")
+        print(
+            f"  worker load {d['load_seconds']:.2f} s, engine {d['engine_seconds']:.2f} s, "
+            f"store {d['store_seconds']:.2f} s, engine {d['pods_per_second']} pods/s"
+        )
+        print(
+            f"  outside the engine in the worker: {outside:.2f} s = "
+            f"{100 * outside / d['engine_seconds']:.1f}% of engine time (bar: < 25%)"
+        )
+        print(
+            f"  end to end (POST to succeeded): {t_total:.2f} s; one results page: "
+            f"{1000 * t_page:.0f} ms"
+        )
+
+        # live explanation on a mirrored cluster
+        live = ensure_snapshot_cluster("bench-live", "synthetic")
+        objs = fleet(args.nodes, running=args.mirror_pods - 100, pending=100)
+        import_objects(live, objs)
+        name = f"pod-{args.mirror_pods - 1}"
+        url = f"/api/v1/clusters/{live.pk}/pods/default/{name}/explanation/"
+        times = []
+        for _ in range(args.explain_samples + 1):
+            t = time.perf_counter()
+            r = client.get(url)
+            times.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.content[:300]
+        warm = sorted(times[1:])
+        print(
+            f"explanation, {args.nodes} nodes / {args.mirror_pods} pods mirrored: "
+            f"cold {1000 * times[0]:.0f} ms, warm median {1000 * warm[len(warm) // 2]:.0f} ms "
+            f"(bar: <= 500 ms)"
+        )
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
