@@ -50,6 +50,11 @@ class Snapshot:
         # namespace name → its labels (for namespaceSelector in affinity terms)
         self.namespace_labels: dict[str, Mapping[str, str]] = dict(namespaces or {})
         self.listeners: list[Callable[[NodeInfo], None]] = []
+        # index of the node touched by every add_pod/remove_pod, in order: lets
+        # incremental views refresh only what changed since they last looked
+        self.change_log: list[int] = []
+        self._with_affinity: list[NodeInfo] | None = None
+        self._with_required_anti_affinity: list[NodeInfo] | None = None
         # pods bound to nodes absent from the snapshot are ignored, as upstream's cache does
         for p in pods:
             ni = self._by_name.get(p.node_name)
@@ -85,10 +90,23 @@ class Snapshot:
         return len(self.node_info_list)
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_info_list if ni.pods_with_affinity]
+        if self._with_affinity is None:
+            self._with_affinity = [ni for ni in self.node_info_list if ni.pods_with_affinity]
+        return self._with_affinity
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_info_list if ni.pods_with_required_anti_affinity]
+        if self._with_required_anti_affinity is None:
+            self._with_required_anti_affinity = [
+                ni for ni in self.node_info_list if ni.pods_with_required_anti_affinity
+            ]
+        return self._with_required_anti_affinity
+
+    def _changed(self, ni: NodeInfo) -> None:
+        self.change_log.append(ni.index)
+        self._with_affinity = None
+        self._with_required_anti_affinity = None
+        for cb in self.listeners:
+            cb(ni)
 
     def all_pods(self) -> Iterable[Pod]:
         for ni in self.node_info_list:
@@ -98,14 +116,12 @@ class Snapshot:
     def add_pod(self, pod: Pod, node_name: str) -> NodeInfo:
         ni = self._by_name[node_name]
         ni.add_pod(pod)
-        for cb in self.listeners:
-            cb(ni)
+        self._changed(ni)
         return ni
 
     def remove_pod(self, pod: Pod, node_name: str) -> bool:
         ni = self._by_name.get(node_name)
         if ni is None or not ni.remove_pod(pod):
             return False
-        for cb in self.listeners:
-            cb(ni)
+        self._changed(ni)
         return True

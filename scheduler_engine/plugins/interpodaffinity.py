@@ -30,7 +30,7 @@ changed since; the result equals counting every pod from scratch.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState, StateData
@@ -286,15 +286,38 @@ class _Aggregate:
     every pod added or removed) are the same objects and value as when counted.
     """
 
-    __slots__ = ("entries", "totals")
+    __slots__ = ("entries", "log_pos", "totals")
 
     def __init__(self, k: int) -> None:
         self.entries: dict[int, tuple[NodeInfo, int, Node, Contribution | None]] = {}
         self.totals: tuple[TopologyCounts, ...] = tuple({} for _ in range(k))
+        # position in Snapshot.change_log up to which every node is counted
+        self.log_pos = -1
 
     def refresh(
         self,
         nodes: Sequence[NodeInfo],
+        compute: Callable[[NodeInfo], Contribution | None],
+        snapshot: Any = None,
+    ) -> bool:
+        entries = self.entries
+        full = snapshot is not None and nodes is snapshot.node_info_list
+        if full and self.log_pos >= 0 and len(entries) == len(nodes):
+            # only nodes whose pods changed since the last count need a look
+            log = snapshot.change_log
+            if len(log) - self.log_pos < len(nodes):
+                changed = {nodes[i] for i in log[self.log_pos :]}
+                self.log_pos = len(log)
+                return self._recount(changed, compute)
+        # the same nodes as counted before, no more and no fewer
+        ok = self._recount(nodes, compute) and len(entries) == len(nodes)
+        if ok and full:
+            self.log_pos = len(snapshot.change_log)
+        return ok
+
+    def _recount(
+        self,
+        nodes: Iterable[NodeInfo],
         compute: Callable[[NodeInfo], Contribution | None],
     ) -> bool:
         entries = self.entries
@@ -312,8 +335,7 @@ class _Aggregate:
             entries[idx] = (ni, ni.generation, ni.node, contrib)
             if contrib is not None:
                 _apply(totals, contrib, 1)
-        # the same nodes as counted before, no more and no fewer
-        return len(entries) == len(nodes)
+        return True
 
 
 _CACHE_KEY = "plugins.interpodaffinity.aggregates"
@@ -326,6 +348,7 @@ def _counts_over(
     nodes: Sequence[NodeInfo],
     compute: Callable[[NodeInfo], Contribution | None],
     k: int,
+    snapshot: Any = None,
 ) -> tuple[TopologyCounts, ...]:
     """Fresh count maps (the caller may mutate them) summed over ``nodes``."""
     if cache is not None:
@@ -336,7 +359,7 @@ def _counts_over(
             agg = cache[key] = _Aggregate(k)
             if len(cache) > _CACHE_SIZE:
                 cache.popitem(last=False)
-        if agg.refresh(nodes, compute):
+        if agg.refresh(nodes, compute, snapshot):
             return tuple(dict(t) for t in agg.totals)
         del cache[key]
     totals: tuple[TopologyCounts, ...] = tuple({} for _ in range(k))
@@ -390,6 +413,9 @@ class InterPodAffinity:
         cluster = getattr(handle, "cluster", None)
         return getattr(cluster, "namespaces", None) or {}
 
+    def _snapshot(self) -> Any:
+        return self._handle.snapshot() if self._handle is not None else None
+
     def _cache(self) -> OrderedDict[Any, _Aggregate] | None:
         """Per-snapshot aggregates (None without a snapshot: count from scratch)."""
         if self._handle is None:
@@ -430,6 +456,7 @@ class InterPodAffinity:
             nodes,
             lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
             1,
+            self._snapshot(),
         )[0]
         s.existing_anti_affinity_counts = existing
 
@@ -442,6 +469,7 @@ class InterPodAffinity:
                 nodes,
                 lambda ni: _incoming_contribution(ni, aff, anti),
                 2,
+                self._snapshot(),
             )
         elif not existing:
             return None, Status(Code.SKIP)
