@@ -13,6 +13,10 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from scheduler_engine.objects.fielderror import FieldError
+from scheduler_engine.objects.pod import pod_requests
+from scheduler_engine.quantity import milli_value, value
+
 from . import models
 from .quantity import is_gpu_resource, to_int, to_milli
 
@@ -143,56 +147,16 @@ def _node_columns(obj: Obj) -> dict[str, Any]:
     }
 
 
-def _container_requests(obj: Obj, where: str, containers: list) -> list[dict[str, Any]]:
-    out = []
-    for i, c in enumerate(containers):
-        c = _dict(obj, f"{where}[{i}]", c)
-        res = _dict(obj, f"{where}[{i}].resources", c.get("resources"))
-        requests = dict(_dict(obj, f"{where}[{i}].resources.limits", res.get("limits")))
-        # Requests default to limits when only limits are set (as the API server does).
-        requests.update(_dict(obj, f"{where}[{i}].resources.requests", res.get("requests")))
-        out.append(
-            {"where": f"{where}[{i}]", "requests": requests, "restart": c.get("restartPolicy")}
-        )
-    return out
-
-
 def _pod_requests(obj: Obj, spec: dict) -> tuple[int, int, int]:
-    """Effective (cpu milli, memory bytes, gpus): max(sum of containers, each init container)."""
-
-    def amounts(entry: dict[str, Any]) -> tuple[int, int, int]:
-        req, where = entry["requests"], entry["where"]
-        gpus = sum(
-            _quantity(obj, f"{where}.resources.requests[{n}]", v, to_int)
-            for n, v in req.items()
-            if is_gpu_resource(n)
-        )
-        cpu = _quantity(obj, f"{where}.resources.requests.cpu", req.get("cpu", 0), to_milli)
-        mem = _quantity(obj, f"{where}.resources.requests.memory", req.get("memory", 0), to_int)
-        return cpu, mem, gpus
-
-    main = [
-        amounts(e)
-        for e in _container_requests(
-            obj, "spec.containers", _list(obj, "spec.containers", spec.get("containers"))
-        )
-    ]
-    total = [sum(x[i] for x in main) for i in range(3)]
-    sidecars = [0, 0, 0]
-    for entry in _container_requests(
-        obj, "spec.initContainers", _list(obj, "spec.initContainers", spec.get("initContainers"))
-    ):
-        a = amounts(entry)
-        if entry["restart"] == "Always":
-            # Sidecars keep running next to the app containers.
-            sidecars = [sidecars[i] + a[i] for i in range(3)]
-        else:
-            total = [max(total[i], a[i] + sidecars[i]) for i in range(3)]
-    total = [total[i] + sidecars[i] for i in range(3)]
-    overhead = _dict(obj, "spec.overhead", spec.get("overhead"))
-    total[0] += _quantity(obj, "spec.overhead.cpu", overhead.get("cpu", 0), to_milli)
-    total[1] += _quantity(obj, "spec.overhead.memory", overhead.get("memory", 0), to_int)
-    return total[0], total[1], total[2]
+    """Effective (cpu milli, memory bytes, gpus), computed as the scheduler does."""
+    try:
+        reqs = pod_requests(spec)
+    except FieldError as exc:
+        raise MalformedObject(f"{describe(obj)}: {exc.field}: {exc.message}") from None
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise MalformedObject(f"{describe(obj)}: spec: {exc}") from None
+    gpus = sum(value(q) for n, q in reqs.items() if is_gpu_resource(n))
+    return milli_value(reqs.get("cpu", 0)), value(reqs.get("memory", 0)), gpus
 
 
 def _pod_columns(obj: Obj) -> dict[str, Any]:

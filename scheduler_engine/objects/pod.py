@@ -42,6 +42,7 @@ __all__ = [
     "parse_pod",
     "parse_resource_list",
     "parse_time",
+    "pod_requests",
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -288,6 +289,16 @@ def _pod_requests(
             reqs[k] = v
     _add(reqs, parse_resource_list(spec.get("overhead"), "spec.overhead"))
     return reqs
+
+
+def pod_requests(spec: Mapping[str, Any]) -> dict[str, Fraction]:
+    """Upstream ``PodRequests`` of a pod spec (sidecars, init containers,
+    pod-level resources, overhead), limits copied into missing requests.
+
+    Raises :class:`~scheduler_engine.objects.fielderror.FieldError` naming the
+    field of a malformed quantity or container.
+    """
+    return _pod_requests(spec, None)
 
 
 def _affinity_term(

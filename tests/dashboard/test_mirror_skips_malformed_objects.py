@@ -20,7 +20,7 @@ BAD_SPEC = {**b.pod("bad-spec"), "spec": ["not", "a", "mapping"]}
         (
             BAD_QUANTITY,
             ("default", "bad-gpu"),
-            "Pod default/bad-gpu: spec.containers[0].resources.requests[nvidia.com/gpu]: not a quantity: 'lots'",
+            "Pod default/bad-gpu: spec.containers[0].resources.limits.nvidia.com/gpu: quantities must match",
         ),
         (NO_NAME, ("default", "x"), "metadata.name is missing"),
         (BAD_SPEC, ("default", "bad-spec"), "Pod default/bad-spec: spec must be a mapping"),
