@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
 
 
@@ -59,7 +60,7 @@ def main() -> int:
     settings.CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
     call_command("migrate", verbosity=0)
     user, _ = User.objects.get_or_create(username="bench", defaults={"is_superuser": True})
-    client = APIClient()
+    client = APIClient(SERVER_NAME="localhost")
     client.force_authenticate(user)
 
     worker = subprocess.Popen(

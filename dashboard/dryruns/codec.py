@@ -12,7 +12,8 @@ __all__ = ["pack", "sha256", "unpack"]
 
 def pack(value: Any) -> bytes:
     raw = json.dumps(value, separators=(",", ":"), sort_keys=False).encode()
-    return gzip.compress(raw, compresslevel=1)
+    # mtime=0: equal payloads give equal bytes, so sha256 identifies the state
+    return gzip.compress(raw, compresslevel=1, mtime=0)
 
 
 def unpack(data: bytes | memoryview) -> Any:

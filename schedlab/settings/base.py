@@ -95,6 +95,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {"TITLE": "Schedlab API", "VERSION": "0.1.0"}
+DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_SNAPSHOT_BYTES = env_int(
+    "SCHEDLAB_MAX_SNAPSHOT_BYTES", 64 << 20
+)
 
 # Redis serves both the Celery broker and the channel layer. Empty means "no
 # Redis": dev then falls back to an in-process layer and eager tasks.

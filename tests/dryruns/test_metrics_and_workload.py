@@ -74,3 +74,13 @@ def test_an_unknown_kind_is_named():
     with pytest.raises(BadInput) as exc:
         expand_workload([{"kind": "CronJob"}])
     assert "workload[0].kind" in exc.value.errors
+
+
+def test_equal_states_pack_to_equal_bytes(monkeypatch):
+    import gzip as _gzip
+
+    from dashboard.dryruns import codec
+
+    a = codec.pack([node(0)])
+    monkeypatch.setattr(_gzip.time, "time", lambda: 1e9)
+    assert codec.pack([node(0)]) == a

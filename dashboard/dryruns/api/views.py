@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
 from django.db.models import Exists, OuterRef, ProtectedError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -233,7 +234,12 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise ValidationError(
                 {"snapshot": ["request is larger than SCHEDLAB_MAX_SNAPSHOT_BYTES"]}
             )
-        body = s.DryRunCreateSerializer(data=request.data)
+        try:
+            body = s.DryRunCreateSerializer(data=request.data)
+        except RequestDataTooBig:
+            raise ValidationError(
+                {"snapshot": ["request is larger than the upload limit"]}
+            ) from None
         body.is_valid(raise_exception=True)
         run = dryrun_services.create_dry_run(user=request.user, **body.validated_data)
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
