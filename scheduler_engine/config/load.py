@@ -40,7 +40,7 @@ from .defaults import (
 )
 from .fielderr import FieldError
 from .schema import ARGS_SCHEMAS, CONFIG_SCHEMA, PLUGIN_SET_FIELDS, decode
-from .types import PluginRef, ProfileConfig, SchedulerConfig
+from .types import EXTENSION_POINTS, PluginRef, ProfileConfig, SchedulerConfig
 from .validation import validate_args, validate_document
 
 __all__ = [
@@ -476,31 +476,13 @@ def _build_profile(
     for point in FRAMEWORK_POINT_ORDER:
         w_by_name = weights.get(point, {})
         plugins[point] = tuple(PluginRef(n, w_by_name.get(n, 0)) for n in lists[point])
-    ordered = {
-        p: plugins[p] for p in (*_EXTENSION_POINT_KEYS, "placementGenerate", "placementScore")
-    }
+    ordered = {p: plugins[p] for p in (*EXTENSION_POINTS, "placementGenerate", "placementScore")}
     return ProfileConfig(
         scheduler_name=name,
         plugins=ordered,
         plugin_args=plugin_args,
         percentage_of_nodes_to_score=prof.get("percentageOfNodesToScore"),
     )
-
-
-_EXTENSION_POINT_KEYS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
 
 
 # --- writing ------------------------------------------------------------------------
