@@ -1,17 +1,32 @@
-"""Websocket endpoint: ``/ws/clusters/<name>/?kinds=pods,nodes`` streams mirror deltas."""
+"""Websocket endpoints for the dashboard's live updates.
+
+``/ws/clusters/<name>/?kinds=pods,nodes`` streams mirror deltas and health;
+``/ws/dry-runs/<id>/`` streams a dry-run's progress. Both need the session's
+user (AuthMiddlewareStack in schedlab.asgi): anonymous sockets are closed
+with 4401; any role, viewers included, may watch (watching changes nothing).
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from .dryruns.api.permissions import VIEWER, has_role
+from .dryruns.models import DryRun
+from .dryruns.services.dryruns import dry_run_group
 from .kinds import KINDS_BY_KEY
 from .models import Cluster
 from .services.broadcast import cluster_group, kind_group
 
-__all__ = ["ClusterConsumer"]
+__all__ = ["ClusterConsumer", "DryRunConsumer"]
+
+UNAUTHENTICATED = 4401
+FORBIDDEN = 4403
+NOT_FOUND = 4404
+BAD_REQUEST = 4400
 
 
 @database_sync_to_async
@@ -19,37 +34,93 @@ def _cluster_id(name: str) -> int | None:
     return Cluster.objects.filter(name=name).values_list("pk", flat=True).first()
 
 
-class ClusterConsumer(AsyncJsonWebsocketConsumer):
-    """Joins the cluster group (all kinds) or only the kind groups asked for."""
+@database_sync_to_async
+def _dry_run_exists(pk: int) -> bool:
+    return DryRun.objects.filter(pk=pk).exists()
 
+
+@database_sync_to_async
+def _may_watch(user: Any) -> bool:
+    return has_role(user, VIEWER)
+
+
+async def _refuse_anonymous(consumer: AsyncJsonWebsocketConsumer) -> bool:
+    """Close with 4401/4403 unless the scope's user may watch; True when refused."""
+    user = consumer.scope.get("user")
+    if user is None or not user.is_authenticated:
+        await consumer.close(code=UNAUTHENTICATED)
+        return True
+    if not await _may_watch(user):
+        await consumer.close(code=FORBIDDEN)
+        return True
+    return False
+
+
+class _GroupConsumer(AsyncJsonWebsocketConsumer):
     groups_joined: list[str]
 
-    async def connect(self) -> None:
-        self.groups_joined = []
-        name = self.scope["url_route"]["kwargs"]["name"]
-        cluster_id = await _cluster_id(name)
-        if cluster_id is None:
-            await self.close(code=4404)
-            return
-        query = self.scope.get("query_string", b"").decode()
-        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
-        kinds = [k for k in params.get("kinds", "").split(",") if k]
-        if any(k not in KINDS_BY_KEY for k in kinds):
-            await self.close(code=4400)
-            return
-        self.groups_joined = (
-            [kind_group(cluster_id, k) for k in kinds] if kinds else [cluster_group(cluster_id)]
-        )
-        for group in self.groups_joined:
+    async def join(self, groups: list[str]) -> None:
+        self.groups_joined = groups
+        for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        # Read-only stream; "ping" lets a client check the socket is alive.
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong", "serverTime": time.time()})
+
+
+class ClusterConsumer(_GroupConsumer):
+    """Joins the cluster group (all kinds) or only the kind groups asked for."""
+
+    async def connect(self) -> None:
+        self.groups_joined = []
+        if await _refuse_anonymous(self):
+            return
+        name = self.scope["url_route"]["kwargs"]["name"]
+        cluster_id = await _cluster_id(name)
+        if cluster_id is None:
+            await self.close(code=NOT_FOUND)
+            return
+        query = self.scope.get("query_string", b"").decode()
+        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        kinds = [k for k in params.get("kinds", "").split(",") if k]
+        if any(k not in KINDS_BY_KEY for k in kinds):
+            await self.close(code=BAD_REQUEST)
+            return
+        await self.join(
+            [kind_group(cluster_id, k) for k in kinds] if kinds else [cluster_group(cluster_id)]
+        )
+        await self.accept()
+        await self.send_json(
+            {"type": "hello", "cluster": name, "kinds": kinds, "serverTime": time.time()}
+        )
+
     async def mirror_delta(self, event: dict[str, Any]) -> None:
         await self.send_json(event)
 
     async def mirror_health(self, event: dict[str, Any]) -> None:
+        await self.send_json(event)
+
+
+class DryRunConsumer(_GroupConsumer):
+    """Progress of one dry-run (``dryrun.progress`` messages from the worker)."""
+
+    async def connect(self) -> None:
+        self.groups_joined = []
+        if await _refuse_anonymous(self):
+            return
+        pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        if not await _dry_run_exists(pk):
+            await self.close(code=NOT_FOUND)
+            return
+        await self.join([dry_run_group(pk)])
+        await self.accept()
+        await self.send_json({"type": "hello", "dryRun": pk, "serverTime": time.time()})
+
+    async def dryrun_progress(self, event: dict[str, Any]) -> None:
         await self.send_json(event)

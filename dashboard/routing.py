@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from django.urls import path
 
-from .consumers import ClusterConsumer
+from .consumers import ClusterConsumer, DryRunConsumer
 
 websocket_urlpatterns = [
     path("ws/clusters/<slug:name>/", ClusterConsumer.as_asgi()),
+    path("ws/dry-runs/<int:pk>/", DryRunConsumer.as_asgi()),
 ]

@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet, Sum
+import json
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
 
-from .models import Cluster, Event, Node, Pod
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import Coalesce
 
-__all__ = ["cluster_summary", "clusters", "failed_scheduling_events", "get_cluster", "pending_pods"]
+from .models import Cluster, Event, Node, Pod, PodDisruptionBudget
+
+__all__ = [
+    "NodesPage",
+    "PendingFilters",
+    "PendingPage",
+    "cluster_names",
+    "cluster_summary",
+    "clusters",
+    "engine_messages",
+    "failed_scheduling_events",
+    "get_cluster",
+    "gpu_topology",
+    "mirror_health",
+    "nodes_page",
+    "overview",
+    "parse_reasons",
+    "pdbs_for",
+    "pending_filter_choices",
+    "pending_page",
+    "pending_pods",
+    "pod_row",
+    "top_reasons",
+]
 
 
 def clusters() -> QuerySet[Cluster]:
@@ -45,4 +74,536 @@ def cluster_summary(cluster: Cluster) -> dict[str, int]:
         .exclude(phase__in=["Succeeded", "Failed"])
         .aggregate(s=Sum("gpu_requested"))["s"]
         or 0,
+    }
+
+
+# --- Dashboard pages --------------------------------------------------------------
+# Every read below selects only the columns a page shows and aggregates in SQL,
+# so that pages stay fast at 5,000 nodes and 50,000 pods.
+
+PAGE_SIZE = 50
+TOP_REASONS = 8
+# Pod phases that no longer hold resources on their node.
+DONE_PHASES = ("Succeeded", "Failed")
+# Labels that name a node pool, most specific first.
+POOL_LABELS = (
+    "pool",
+    "node-pool",
+    "cloud.google.com/gke-nodepool",
+    "karpenter.sh/nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "kubernetes.azure.com/agentpool",
+    "node.kubernetes.io/instance-type",
+)
+ZONE_LABEL = "topology.kubernetes.io/zone"
+GPU_LABELS = (
+    "nvidia.com/gpu.product",
+    "nvidia.com/gpu.count",
+    "nvidia.com/gpu.memory",
+    "nvidia.com/gpu.family",
+    "nvidia.com/gpu.machine",
+    "nvidia.com/mig.strategy",
+    "nvidia.com/gpu.sharing-strategy",
+    "amd.com/gpu.product-name",
+    "amd.com/gpu.family",
+)
+# Where the engine may stand in for missing FailedScheduling events (imported
+# snapshots have none): only clusters small enough to simulate within a page view.
+ENGINE_REASONS_MAX_NODES = 500
+ENGINE_REASONS_MAX_PENDING = 500
+
+_AVAILABLE = re.compile(r"^\d+/\d+ nodes are available: (?P<body>.*?)(?:\.(?: |$)|$)", re.S)
+_ITEM = re.compile(r"^(?P<n>\d+) (?P<reason>.+)$")
+
+
+def cluster_names() -> list[str]:
+    return list(Cluster.objects.order_by("name").values_list("name", flat=True))
+
+
+def parse_reasons(message: str) -> dict[str, int]:
+    """``{reason: node count}`` from a FailedScheduling message; the message itself otherwise.
+
+    ``0/18 nodes are available: 1 Insufficient memory, 14 Insufficient nvidia.com/gpu.
+    preemption: ...`` gives ``{"Insufficient memory": 1, "Insufficient nvidia.com/gpu": 14}``.
+    """
+    m = _AVAILABLE.match(message or "")
+    if m is None:
+        text = (message or "").strip()
+        return {text[:120]: 0} if text else {}
+    out: dict[str, int] = {}
+    for part in m.group("body").split(", "):
+        item = _ITEM.match(part.strip())
+        if item:
+            out[item.group("reason")] = out.get(item.group("reason"), 0) + int(item.group("n"))
+    return out
+
+
+def _pending(cluster: Cluster) -> QuerySet[Pod]:
+    return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="")
+
+
+def _latest_message() -> Subquery:
+    return Subquery(
+        Event.objects.filter(
+            cluster_id=OuterRef("cluster_id"),
+            involved_namespace=OuterRef("namespace"),
+            involved_name=OuterRef("name"),
+        )
+        .order_by("-last_seen", "-id")
+        .values("message")[:1]
+    )
+
+
+@dataclass(slots=True)
+class _Warm:
+    fingerprint: tuple
+    messages: dict[tuple[str, str], str]
+
+
+_engine_cache: dict[int, _Warm] = {}
+_engine_lock = threading.Lock()
+
+
+def engine_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:
+    """The engine's FailedScheduling message for each pending pod, for small clusters only.
+
+    Cached per process while the mirror has not changed (the count and latest
+    update of nodes and pods); None when the cluster is too large to simulate
+    within a page view or has FailedScheduling events of its own.
+    """
+    if Event.objects.filter(cluster=cluster).exists():
+        return None
+    nodes = Node.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
+    pods = Pod.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
+    if nodes["n"] > ENGINE_REASONS_MAX_NODES:
+        return None
+    pending = _pending(cluster).count()
+    if pending == 0 or pending > ENGINE_REASONS_MAX_PENDING:
+        return {} if pending == 0 else None
+    fp = (nodes["n"], nodes["t"], pods["n"], pods["t"])
+    with _engine_lock:
+        warm = _engine_cache.get(cluster.pk)
+        if warm is not None and warm.fingerprint == fp:
+            return warm.messages
+    from dashboard.services.snapshots import export_snapshot
+    from scheduler_engine import build_cluster, default_config, simulate
+    from scheduler_engine.errors import InputError
+
+    try:
+        state = build_cluster(export_snapshot(cluster)["items"], source=cluster.name)
+        result = simulate(state, default_config()).to_dict()
+    except (InputError, ValueError):
+        return None
+    messages = {}
+    for r in result["results"]:
+        if r.get("status") != "Scheduled" and r.get("message"):
+            ns, _, name = r["pod"].partition("/")
+            messages[(ns, name)] = r["message"]
+    with _engine_lock:
+        _engine_cache[cluster.pk] = _Warm(fp, messages)
+    return messages
+
+
+def top_reasons(cluster: Cluster, limit: int = TOP_REASONS) -> tuple[list[dict[str, Any]], str]:
+    """The reasons that keep pods pending: ``[{reason, pods, nodes}]`` and their source.
+
+    Identical messages are grouped in SQL (pods of one workload share them), so
+    only the distinct messages are parsed.
+    """
+    engine = engine_messages(cluster)
+    if engine is not None:
+        grouped: dict[str, int] = {}
+        for message in engine.values():
+            grouped[message] = grouped.get(message, 0) + 1
+        source = "engine"
+    else:
+        rows = (
+            _pending(cluster)
+            .annotate(msg=_latest_message())
+            .exclude(msg=None)
+            .values("msg")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        grouped = {r["msg"]: r["n"] for r in rows}
+        source = "events"
+    pods: dict[str, int] = {}
+    nodes: dict[str, int] = {}
+    for message, n in grouped.items():
+        for reason, count in parse_reasons(message).items():
+            pods[reason] = pods.get(reason, 0) + n
+            nodes[reason] = nodes.get(reason, 0) + count * n
+    ranked = sorted(pods, key=lambda r: (-pods[r], r))[:limit]
+    return [{"reason": r, "pods": pods[r], "nodes": nodes[r]} for r in ranked], source
+
+
+def overview(cluster: Cluster) -> dict[str, Any]:
+    """Counts and allocation for the overview page and its live JSON."""
+    nodes = Node.objects.filter(cluster=cluster).aggregate(
+        nodes=Count("id"),
+        ready=Count("id", filter=Q(ready=True)),
+        unschedulable=Count("id", filter=Q(unschedulable=True)),
+        gpu_nodes=Count("id", filter=Q(gpu_capacity__gt=0)),
+        cpu=Sum("cpu_allocatable_milli"),
+        memory=Sum("memory_allocatable_bytes"),
+        gpu=Sum("gpu_allocatable"),
+    )
+    pods = Pod.objects.filter(cluster=cluster).aggregate(
+        pods=Count("id"),
+        pending=Count("id", filter=Q(phase="Pending", node_name="")),
+        running=Count("id", filter=Q(phase="Running")),
+        pending_gpu=Coalesce(
+            Sum("gpu_requested", filter=Q(phase="Pending", node_name="")), Value(0)
+        ),
+        cpu=Coalesce(Sum("cpu_requested_milli", filter=_holding()), Value(0)),
+        memory=Coalesce(Sum("memory_requested_bytes", filter=_holding()), Value(0)),
+        gpu=Coalesce(Sum("gpu_requested", filter=_holding()), Value(0)),
+    )
+
+    def share(used: int, total: int | None) -> float | None:
+        return round(used / total, 4) if total else None
+
+    return {
+        "nodes": nodes["nodes"],
+        "nodesReady": nodes["ready"],
+        "nodesUnschedulable": nodes["unschedulable"],
+        "gpuNodes": nodes["gpu_nodes"],
+        "pods": pods["pods"],
+        "podsRunning": pods["running"],
+        "podsPending": pods["pending"],
+        "gpusPending": pods["pending_gpu"],
+        "allocation": {
+            "cpu": {
+                "requested": pods["cpu"],
+                "allocatable": nodes["cpu"] or 0,
+                "share": share(pods["cpu"], nodes["cpu"]),
+            },
+            "memory": {
+                "requested": pods["memory"],
+                "allocatable": nodes["memory"] or 0,
+                "share": share(pods["memory"], nodes["memory"]),
+            },
+            "gpu": {
+                "requested": pods["gpu"],
+                "allocatable": nodes["gpu"] or 0,
+                "share": share(pods["gpu"], nodes["gpu"]),
+            },
+        },
+    }
+
+
+def _holding() -> Q:
+    """Pods that hold resources on a node."""
+    return ~Q(node_name="") & ~Q(phase__in=DONE_PHASES)
+
+
+def mirror_health(cluster: Cluster) -> dict[str, Any]:
+    return {
+        "mirror_status": cluster.mirror_status,
+        "connected": cluster.connected,
+        "last_event_at": cluster.last_event_at.isoformat() if cluster.last_event_at else None,
+        "last_sync_at": cluster.last_sync_at.isoformat() if cluster.last_sync_at else None,
+        "lag_seconds": cluster.lag_seconds,
+        "last_error": cluster.last_error,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PendingFilters:
+    namespace: str = ""
+    priority: int | None = None
+    reason: str = ""
+    # "" any, "none" no GPU, "any" at least one, or an exact count ("8")
+    gpu: str = ""
+
+    def query(self) -> dict[str, str]:
+        q = {"namespace": self.namespace, "reason": self.reason, "gpu": self.gpu}
+        if self.priority is not None:
+            q["priority"] = str(self.priority)
+        return {k: v for k, v in q.items() if v}
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPage:
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+    source: str  # where messages come from: "events" or "engine"
+
+
+def pending_page(cluster: Cluster, filters: PendingFilters, page: int = 1) -> PendingPage:
+    """One page of pending pods with each pod's latest scheduler message, filtered in SQL."""
+    qs = _pending(cluster)
+    if filters.namespace:
+        qs = qs.filter(namespace=filters.namespace)
+    if filters.priority is not None:
+        qs = qs.filter(priority=filters.priority)
+    if filters.gpu == "none":
+        qs = qs.filter(gpu_requested=0)
+    elif filters.gpu == "any":
+        qs = qs.filter(gpu_requested__gt=0)
+    elif filters.gpu.isdigit():
+        qs = qs.filter(gpu_requested=int(filters.gpu))
+    engine = engine_messages(cluster)
+    if engine is not None and filters.reason:
+        wanted = filters.reason.lower()
+        keys = [k for k, m in engine.items() if wanted in m.lower()]
+        match = Q(pk__in=[])
+        for ns, name in keys:
+            match |= Q(namespace=ns, name=name)
+        qs = qs.filter(match)
+    elif filters.reason:
+        qs = qs.filter(
+            Exists(
+                Event.objects.filter(
+                    cluster_id=OuterRef("cluster_id"),
+                    involved_namespace=OuterRef("namespace"),
+                    involved_name=OuterRef("name"),
+                    message__icontains=filters.reason,
+                )
+            )
+        )
+    total = qs.count()
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    cols = (
+        "namespace",
+        "name",
+        "priority",
+        "priority_class_name",
+        "gpu_requested",
+        "cpu_requested_milli",
+        "memory_requested_bytes",
+        "pending_since",
+    )
+    qs = qs.order_by("pending_since", "namespace", "name")[
+        (page - 1) * PAGE_SIZE : page * PAGE_SIZE
+    ]
+    if engine is None:
+        rows = list(qs.annotate(message=_latest_message()).values(*cols, "message"))
+    else:
+        rows = list(qs.values(*cols))
+        for r in rows:
+            r["message"] = engine.get((r["namespace"], r["name"]))
+    return PendingPage(rows, total, page, pages, "engine" if engine is not None else "events")
+
+
+def pending_filter_choices(cluster: Cluster) -> dict[str, list[Any]]:
+    """Namespaces, priorities and GPU sizes that occur among pending pods (for the filter form)."""
+    qs = _pending(cluster).order_by()
+    return {
+        "namespaces": list(qs.values_list("namespace", flat=True).distinct().order_by("namespace")),
+        "priorities": [
+            p
+            for p in qs.values_list("priority", flat=True).distinct().order_by("-priority")
+            if p is not None
+        ],
+        "gpu_sizes": list(
+            qs.filter(gpu_requested__gt=0)
+            .values_list("gpu_requested", flat=True)
+            .distinct()
+            .order_by("gpu_requested")
+        ),
+    }
+
+
+def pod_row(cluster: Cluster, namespace: str, name: str) -> Pod | None:
+    return Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+
+
+def pdbs_for(cluster: Cluster, namespaces: set[str]) -> list[PodDisruptionBudget]:
+    return list(
+        PodDisruptionBudget.objects.filter(cluster=cluster, namespace__in=namespaces).only(
+            "namespace", "name", "obj", "disruptions_allowed", "min_available", "max_unavailable"
+        )
+    )
+
+
+def _label(key: str) -> KT:
+    return KT(f"obj__metadata__labels__{key}")
+
+
+def _requested_by_node(cluster: Cluster, names: list[str] | None = None) -> dict[str, dict]:
+    qs = Pod.objects.filter(cluster=cluster).exclude(node_name="").exclude(phase__in=DONE_PHASES)
+    if names is not None:
+        qs = qs.filter(node_name__in=names)
+    rows = (
+        qs.values("node_name")
+        .annotate(
+            cpu=Sum("cpu_requested_milli"),
+            memory=Sum("memory_requested_bytes"),
+            gpu=Sum("gpu_requested"),
+            pods=Count("id"),
+        )
+        .order_by()
+    )
+    return {r["node_name"]: r for r in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class NodesPage:
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+
+
+def nodes_page(
+    cluster: Cluster, page: int = 1, *, gpu_only: bool = False, q: str = ""
+) -> NodesPage:
+    """One page of nodes: allocatable vs requested for CPU, memory and each GPU resource."""
+    qs = Node.objects.filter(cluster=cluster)
+    if gpu_only:
+        qs = qs.filter(gpu_capacity__gt=0)
+    if q:
+        qs = qs.filter(name__icontains=q)
+    total = qs.count()
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    rows = list(
+        qs.order_by("name")
+        .annotate(
+            labels=KT("obj__metadata__labels"),
+            allocatable=KT("obj__status__allocatable"),
+        )
+        .values(
+            "name",
+            "ready",
+            "unschedulable",
+            "cpu_allocatable_milli",
+            "memory_allocatable_bytes",
+            "gpu_allocatable",
+            "gpu_resources",
+            "labels",
+            "allocatable",
+        )[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    )
+    used = _requested_by_node(cluster, [r["name"] for r in rows])
+    for r in rows:
+        labels = _json(r.pop("labels"))
+        allocatable = _json(r.pop("allocatable"))
+        u = used.get(r["name"], {})
+        r["cpu_requested_milli"] = u.get("cpu") or 0
+        r["memory_requested_bytes"] = u.get("memory") or 0
+        r["gpu_requested"] = u.get("gpu") or 0
+        r["pods"] = u.get("pods") or 0
+        r["zone"] = labels.get(ZONE_LABEL, "")
+        r["pool"] = next((labels[k] for k in POOL_LABELS if labels.get(k)), "")
+        r["gpu_labels"] = {k: labels[k] for k in GPU_LABELS if k in labels}
+        # Pods' GPU requests are stored summed over GPU resources; nodes almost
+        # always offer one kind, so the sum is that kind's request.
+        r["gpus"] = [
+            {"resource": res, "allocatable": _int(allocatable.get(res))}
+            for res in r["gpu_resources"]
+        ]
+    return NodesPage(rows, total, page, pages)
+
+
+def _json(value: Any) -> dict:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value:
+        try:
+            loaded = json.loads(value)
+        except ValueError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+    return {}
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def gpu_topology(cluster: Cluster) -> dict[str, Any]:
+    """Free GPUs per node grouped by pool/zone, and the stranded (fragmented) GPUs.
+
+    Stranded: free GPUs on schedulable nodes with fewer free than the smallest
+    GPU request among pending pods, i.e. free GPUs that no pending pod can use.
+    """
+    nodes = list(
+        Node.objects.filter(cluster=cluster, gpu_capacity__gt=0)
+        .annotate(
+            zone=_label(ZONE_LABEL),
+            product=_label("nvidia.com/gpu.product"),
+            **{f"pool{i}": _label(k) for i, k in enumerate(POOL_LABELS)},
+        )
+        .values(
+            "name",
+            "gpu_allocatable",
+            "unschedulable",
+            "ready",
+            "zone",
+            "product",
+            *(f"pool{i}" for i in range(len(POOL_LABELS))),
+        )
+        .order_by("name")
+    )
+    used_rows = (
+        Pod.objects.filter(cluster=cluster, gpu_requested__gt=0)
+        .exclude(node_name="")
+        .exclude(phase__in=DONE_PHASES)
+        .values("node_name")
+        .annotate(g=Sum("gpu_requested"))
+        .order_by()
+    )
+    used = {r["node_name"]: r["g"] for r in used_rows}
+    sizes = list(
+        _pending(cluster)
+        .filter(gpu_requested__gt=0)
+        .values("gpu_requested")
+        .annotate(n=Count("id"))
+        .order_by("gpu_requested")
+    )
+    smallest = sizes[0]["gpu_requested"] if sizes else None
+    groups: dict[str, list[tuple[str, int]]] = {}
+    free_total = stranded = 0
+    largest_free = 0
+    products: dict[str, int] = {}
+    free_list = []
+    for n in nodes:
+        pool = next((n[f"pool{i}"] for i in range(len(POOL_LABELS)) if n[f"pool{i}"]), "")
+        group = f"{pool or 'no pool'} / {n['zone'] or 'no zone'}"
+        free = max(n["gpu_allocatable"] - used.get(n["name"], 0), 0)
+        usable = n["ready"] and not n["unschedulable"]
+        if not usable:
+            free = 0
+        groups.setdefault(group, []).append((n["name"], free))
+        free_total += free
+        largest_free = max(largest_free, free)
+        free_list.append(free)
+        if smallest is not None and free < smallest:
+            stranded += free
+        if n["product"]:
+            products[n["product"]] = products.get(n["product"], 0) + n["gpu_allocatable"]
+    by_size = [
+        {
+            "size": s["gpu_requested"],
+            "pods": s["n"],
+            "nodes": sum(1 for f in free_list if f >= s["gpu_requested"]),
+            "fits": sum(f // s["gpu_requested"] for f in free_list),
+        }
+        for s in sizes
+    ]
+    ordered = sorted(groups)
+    width = max((len(v) for v in groups.values()), default=0)
+    z: list[list[int | None]] = []
+    text: list[list[str]] = []
+    for g in ordered:
+        members = sorted(groups[g], key=lambda m: (-m[1], m[0]))
+        z.append([m[1] for m in members] + [None] * (width - len(members)))
+        text.append([m[0] for m in members] + [""] * (width - len(members)))
+    return {
+        "heatmap": {"y": ordered, "z": z, "text": text},
+        "gpuNodes": len(nodes),
+        "free": free_total,
+        "stranded": stranded if smallest is not None else 0,
+        "smallestPending": smallest,
+        "largestFree": largest_free,
+        "bySize": by_size,
+        "products": products,
     }

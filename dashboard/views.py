@@ -1,26 +1,229 @@
-"""Server-rendered pages; each view calls selectors and renders."""
+"""Server-rendered pages; each view parses input, calls selectors or a service, renders.
+
+Every page needs a login (any role may look); starting a dry-run needs the
+operator role. ``*_rows``/``*.json`` endpoints are the small fragments that
+live.js re-fetches to catch up after a websocket reconnect or a large change.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from . import selectors
+from .dryruns import selectors as dryrun_selectors
+from .dryruns.api.permissions import OPERATOR, has_role
+from .explanations import read_explanation
 from .models import Cluster
 
+_PAGES = {
+    "overview": "dashboard:cluster-detail",
+    "pending": "dashboard:pending",
+    "nodes": "dashboard:nodes",
+}
 
+
+def _cluster(name: str) -> Cluster:
+    return get_object_or_404(Cluster, name=name)
+
+
+def _page_number(request: HttpRequest) -> int:
+    raw = request.GET.get("page", "1")
+    return int(raw) if raw.isdigit() else 1
+
+
+@login_required
 def cluster_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/cluster_list.html", {"clusters": selectors.clusters()})
+    return render(
+        request,
+        "dashboard/cluster_list.html",
+        {"clusters": selectors.clusters(), "nav": "clusters"},
+    )
 
 
+@login_required
+@require_GET
+def switch_cluster(request: HttpRequest) -> HttpResponse:
+    name = request.GET.get("cluster", "")
+    cluster = _cluster(name)
+    page = request.GET.get("page", "overview")
+    return redirect(_PAGES.get(page, "dashboard:cluster-detail"), cluster.name)
+
+
+@login_required
 def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
-    cluster = get_object_or_404(Cluster, name=name)
+    cluster = _cluster(name)
+    reasons, source = selectors.top_reasons(cluster)
     context = {
         "cluster": cluster,
-        "summary": selectors.cluster_summary(cluster),
-        "pending": selectors.pending_pods(cluster)[:200],
+        "nav": "overview",
+        "overview": selectors.overview(cluster),
+        "reasons": reasons,
+        "reasons_source": source,
     }
-    return render(request, "dashboard/cluster_detail.html", context)
+    return render(request, "dashboard/overview.html", context)
+
+
+@login_required
+def overview_json(request: HttpRequest, name: str) -> JsonResponse:
+    cluster = _cluster(name)
+    reasons, source = selectors.top_reasons(cluster)
+    return JsonResponse(
+        {
+            **selectors.overview(cluster),
+            "reasons": reasons,
+            "reasonsSource": source,
+            "health": selectors.mirror_health(cluster),
+        }
+    )
+
+
+def _pending_filters(request: HttpRequest) -> selectors.PendingFilters:
+    raw_priority = request.GET.get("priority", "").strip()
+    try:
+        priority = int(raw_priority) if raw_priority else None
+    except ValueError:
+        priority = None
+    gpu = request.GET.get("gpu", "").strip()
+    return selectors.PendingFilters(
+        namespace=request.GET.get("namespace", "").strip(),
+        priority=priority,
+        reason=request.GET.get("reason", "").strip()[:200],
+        gpu=gpu if gpu in ("none", "any") or gpu.isdigit() else "",
+    )
+
+
+def _pending_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    filters = _pending_filters(request)
+    page = selectors.pending_page(cluster, filters, _page_number(request))
+    return {"cluster": cluster, "filters": filters, "result": page, "query": filters.query()}
+
+
+@login_required
+def pending(request: HttpRequest, name: str) -> HttpResponse:
+    cluster = _cluster(name)
+    context = _pending_context(request, cluster)
+    reasons, _ = selectors.top_reasons(cluster)
+    context.update(
+        nav="pending", choices=selectors.pending_filter_choices(cluster), reasons=reasons
+    )
+    return render(request, "dashboard/pending.html", context)
+
+
+@login_required
+def pending_rows(request: HttpRequest, name: str) -> HttpResponse:
+    cluster = _cluster(name)
+    return render(request, "dashboard/_pending_rows.html", _pending_context(request, cluster))
+
+
+def _profile_versions(cluster: Cluster) -> list[Any]:
+    return list(
+        dryrun_selectors.profile_versions()
+        .filter(Q(profile__cluster=cluster) | Q(profile__cluster__isnull=True))
+        .order_by("-id")[:50]
+    )
+
+
+@login_required
+def pod_explanation(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
+    cluster = _cluster(name)
+    row = selectors.pod_row(cluster, namespace, pod)
+    if row is None:
+        raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
+    event = (
+        selectors.failed_scheduling_events(cluster, namespace, pod)
+        .only("message", "count", "last_seen")
+        .first()
+    )
+    context = {
+        "cluster": cluster,
+        "nav": "pending",
+        "pod": row,
+        "event": event,
+        "versions": _profile_versions(cluster) if has_role(request.user, OPERATOR) else [],
+    }
+    return render(request, "dashboard/pod_explanation.html", context)
+
+
+@login_required
+def pod_explanation_fragment(
+    request: HttpRequest, name: str, namespace: str, pod: str
+) -> HttpResponse:
+    """The engine's breakdown (runs the engine with the active profile; seconds when cold)."""
+    from .dryruns.services.explain import explain_pod
+
+    cluster = _cluster(name)
+    row = selectors.pod_row(cluster, namespace, pod)
+    if row is None:
+        raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
+    result = explain_pod(cluster, namespace, pod, dryrun_selectors.active_document(cluster))
+    explanation = read_explanation(cluster, row, result)
+    return render(
+        request,
+        "dashboard/_explanation.html",
+        {"cluster": cluster, "pod": row, "ex": explanation, "chart": explanation.chart},
+    )
+
+
+@login_required
+@require_POST
+def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
+    """Start a dry-run of just this pod (the running state plus it) with another profile."""
+    from .dryruns.models import ProfileVersion
+    from .dryruns.services import BadInput
+    from .services.pod_dry_run import start_pod_dry_run
+
+    cluster = _cluster(name)
+    back = reverse("dashboard:pod-explanation", args=[cluster.name, namespace, pod])
+    if not has_role(request.user, OPERATOR):
+        messages.error(request, "Starting a dry-run needs the operator role.")
+        return redirect(back)
+    version = None
+    if request.POST.get("profile_version"):
+        version = get_object_or_404(ProfileVersion, pk=request.POST["profile_version"])
+    try:
+        run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
+    except (BadInput, LookupError) as exc:
+        messages.error(request, f"Could not start the dry-run: {exc}")
+        return redirect(back)
+    try:
+        return redirect(reverse("dryruns:dryrun-detail", args=[run.pk]))
+    except NoReverseMatch:
+        return redirect(f"/api/v1/dry-runs/{run.pk}/")
+
+
+def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    gpu_only = request.GET.get("gpu") == "1"
+    q = request.GET.get("q", "").strip()[:100]
+    page = selectors.nodes_page(cluster, _page_number(request), gpu_only=gpu_only, q=q)
+    query = {k: v for k, v in {"gpu": "1" if gpu_only else "", "q": q}.items() if v}
+    return {"cluster": cluster, "result": page, "gpu_only": gpu_only, "q": q, "query": query}
+
+
+@login_required
+def nodes(request: HttpRequest, name: str) -> HttpResponse:
+    cluster = _cluster(name)
+    context = _nodes_context(request, cluster)
+    context.update(nav="nodes", topology=selectors.gpu_topology(cluster))
+    return render(request, "dashboard/nodes.html", context)
+
+
+@login_required
+def nodes_rows(request: HttpRequest, name: str) -> HttpResponse:
+    cluster = _cluster(name)
+    return render(request, "dashboard/_nodes_rows.html", _nodes_context(request, cluster))
+
+
+@login_required
+def gpu_topology_json(request: HttpRequest, name: str) -> JsonResponse:
+    return JsonResponse(selectors.gpu_topology(_cluster(name)))
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
@@ -58,10 +59,18 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dashboard.context_processors.navigation",
             ],
         },
     },
 ]
+
+
+def plotly_package_data() -> Path:
+    """The directory holding ``plotly.min.js`` in the installed ``plotly`` package."""
+    spec = importlib.util.find_spec("plotly")
+    assert spec is not None and spec.origin is not None, "the plotly package is required"
+    return Path(spec.origin).parent / "package_data"
 
 
 def database_from_env(default_url: str) -> dict:
@@ -80,13 +89,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Every page needs a login (views are decorated); the REST API has its own auth.
+LOGIN_URL = "dashboard:login"
+LOGIN_REDIRECT_URL = "dashboard:cluster-list"
+LOGOUT_REDIRECT_URL = "dashboard:login"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js comes from the installed plotly package (no CDN: networks may be closed).
+STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", plotly_package_data())]
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 REST_FRAMEWORK = {

@@ -1,0 +1,247 @@
+"""The pod-explanation page's reading of the engine's record.
+
+Turns ``explain_pod``'s output (message, filterFailures, allFilterFailures,
+pluginScores, victims) into what the page shows: rejected nodes grouped by
+reason, feasible nodes ranked with their per-plugin weighted scores, the
+preemption picture with PDBs, and a "what would make it fit" hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Sum
+
+from .models import Cluster, Node, Pod, PodDisruptionBudget
+from .selectors import DONE_PHASES
+
+__all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation"]
+
+# Caps that keep the page small at 5,000 nodes; the counts stay exact.
+MAX_NODES_PER_GROUP = 40
+MAX_RANKED = 30
+
+
+@dataclass(slots=True)
+class Explanation:
+    status: str
+    message: str
+    node: str | None
+    nominated: str | None
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    rejected: int = 0
+    ranked: list[dict[str, Any]] = field(default_factory=list)
+    feasible: int = 0
+    chart: dict[str, Any] = field(default_factory=dict)
+    victims: list[dict[str, Any]] = field(default_factory=list)
+    pdbs: list[dict[str, Any]] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    nearest: dict[str, Any] | None = None
+
+
+def _selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    if not selector:
+        return False  # an empty PDB selector in policy/v1 matches every pod; be conservative
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and labels.get(key) in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def _groups(all_failures: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
+    """Rejected nodes grouped by their first failing reason, largest group first."""
+    groups: dict[str, dict[str, Any]] = {}
+    for node, failures in all_failures.items():
+        if not failures:
+            continue
+        first = failures[0]
+        key = f"{first.get('plugin', '')}: {first.get('reason', '')}"
+        g = groups.setdefault(
+            key,
+            {
+                "plugin": first.get("plugin", ""),
+                "reason": first.get("reason", ""),
+                "count": 0,
+                "nodes": [],
+            },
+        )
+        g["count"] += 1
+        if len(g["nodes"]) < MAX_NODES_PER_GROUP:
+            g["nodes"].append({"name": node, "failures": failures})
+    out = sorted(groups.values(), key=lambda g: (-g["count"], g["plugin"], g["reason"]))
+    for g in out:
+        g["more"] = g["count"] - len(g["nodes"])
+    return out
+
+
+def _ranked(scores: dict[str, int], plugin_scores: dict[str, dict[str, dict]]) -> tuple[list, dict]:
+    names = sorted(scores, key=lambda n: (-scores[n], n))[:MAX_RANKED]
+    plugins = sorted({p for n in names for p in plugin_scores.get(n, {})})
+    ranked = [
+        {
+            "name": n,
+            "total": scores[n],
+            "plugins": {p: plugin_scores.get(n, {}).get(p, {}).get("weighted", 0) for p in plugins},
+        }
+        for n in names
+    ]
+    # One Plotly bar trace per plugin, stacked; nodes top-down by total.
+    chart = {
+        "nodes": names,
+        "traces": [{"name": p, "x": [r["plugins"][p] for r in ranked]} for p in plugins],
+    }
+    return ranked, chart
+
+
+def _resource_shortfall(cluster: Cluster, pod: Pod, names: list[str]) -> dict[str, Any] | None:
+    """Among nodes rejected only for resources, the one with the smallest shortfall."""
+    if not names:
+        return None
+    nodes = {
+        n["name"]: n
+        for n in Node.objects.filter(cluster=cluster, name__in=names).values(
+            "name", "cpu_allocatable_milli", "memory_allocatable_bytes", "gpu_allocatable"
+        )
+    }
+    used: dict[str, dict[str, int]] = {}
+    for r in (
+        Pod.objects.filter(cluster=cluster, node_name__in=names)
+        .exclude(phase__in=DONE_PHASES)
+        .values("node_name")
+        .annotate(
+            cpu=Sum("cpu_requested_milli"),
+            memory=Sum("memory_requested_bytes"),
+            gpu=Sum("gpu_requested"),
+        )
+        .order_by()
+    ):
+        used[r["node_name"]] = r
+    best: dict[str, Any] | None = None
+    for name, n in nodes.items():
+        u = used.get(name, {})
+        short = {
+            "cpu": max(
+                0, pod.cpu_requested_milli - (n["cpu_allocatable_milli"] - (u.get("cpu") or 0))
+            ),
+            "memory": max(
+                0,
+                pod.memory_requested_bytes
+                - (n["memory_allocatable_bytes"] - (u.get("memory") or 0)),
+            ),
+            "gpu": max(0, pod.gpu_requested - (n["gpu_allocatable"] - (u.get("gpu") or 0))),
+        }
+        # Relative shortfall: how much of the node would have to be freed.
+        cost = (
+            short["cpu"] / max(n["cpu_allocatable_milli"], 1)
+            + short["memory"] / max(n["memory_allocatable_bytes"], 1)
+            + short["gpu"] / max(n["gpu_allocatable"], 1) * 4
+        )
+        if best is None or (cost, name) < (best["cost"], best["node"]):
+            best = {"node": name, "cost": cost, **short}
+    return best
+
+
+def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Explanation:
+    all_failures: dict[str, list[dict[str, str]]] = result.get("allFilterFailures") or {}
+    if not all_failures:
+        all_failures = {n: [f] for n, f in (result.get("filterFailures") or {}).items()}
+    ex = Explanation(
+        status=result.get("status", ""),
+        message=result.get("message", ""),
+        node=result.get("node"),
+        nominated=result.get("nominatedNode"),
+    )
+    ex.groups = _groups(all_failures)
+    ex.rejected = sum(g["count"] for g in ex.groups)
+    scores = result.get("scores") or {}
+    ex.feasible = len(scores)
+    ex.ranked, ex.chart = _ranked(scores, result.get("pluginScores") or {})
+
+    victims = result.get("victims") or []
+    if victims:
+        keys = [v.partition("/")[::2] for v in victims]
+        rows = {
+            (p.namespace, p.name): p
+            for p in Pod.objects.filter(cluster=cluster, name__in=[k[1] for k in keys]).only(
+                "namespace", "name", "priority", "priority_class_name", "node_name", "obj"
+            )
+        }
+        pdbs = list(
+            PodDisruptionBudget.objects.filter(
+                cluster=cluster, namespace__in={k[0] for k in keys}
+            ).only("namespace", "name", "obj", "disruptions_allowed")
+        )
+        hits: dict[tuple[str, str], int] = {}
+        for ns, name in keys:
+            row = rows.get((ns, name))
+            labels = ((row.obj.get("metadata") or {}).get("labels") or {}) if row else {}
+            covering = [
+                p.name
+                for p in pdbs
+                if p.namespace == ns
+                and _selector_matches((p.obj.get("spec") or {}).get("selector"), labels)
+            ]
+            for p in covering:
+                hits[(ns, p)] = hits.get((ns, p), 0) + 1
+            ex.victims.append(
+                {
+                    "namespace": ns,
+                    "name": name,
+                    "node": row.node_name if row else "",
+                    "priority": row.priority if row else None,
+                    "priority_class": row.priority_class_name if row else "",
+                    "pdbs": covering,
+                }
+            )
+        for p in pdbs:
+            n = hits.get((p.namespace, p.name))
+            if n:
+                allowed = p.disruptions_allowed
+                ex.pdbs.append(
+                    {
+                        "namespace": p.namespace,
+                        "name": p.name,
+                        "victims": n,
+                        "allowed": allowed,
+                        "violated": allowed is not None and n > allowed,
+                    }
+                )
+
+    if ex.status != "Scheduled" and all_failures:
+        _hints(cluster, pod, all_failures, ex)
+    return ex
+
+
+def _hints(
+    cluster: Cluster, pod: Pod, all_failures: dict[str, list[dict]], ex: Explanation
+) -> None:
+    """What would make the pod fit, read off the filter failures."""
+    single: dict[str, list[str]] = {}
+    resource_only: list[str] = []
+    for node, failures in all_failures.items():
+        plugins = {f.get("plugin") for f in failures}
+        if len(plugins) == 1:
+            (plugin,) = plugins
+            single.setdefault(plugin or "", []).append(node)
+            if plugin == "NodeResourcesFit":
+                resource_only.append(node)
+    for plugin, nodes in sorted(single.items(), key=lambda kv: -len(kv[1])):
+        example = ", ".join(sorted(nodes)[:3])
+        ex.hints.append(
+            f"{len(nodes)} node(s) fail only {plugin}: changing what {plugin} checks "
+            f"would make them feasible (e.g. {example})."
+        )
+    nearest = _resource_shortfall(cluster, pod, resource_only[:2000])
+    if nearest is not None:
+        ex.nearest = nearest

@@ -1,0 +1,44 @@
+"""Start a dry-run of one pending pod: the cluster's running state plus just that pod."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.dryruns.models import DryRun, ProfileVersion
+from dashboard.dryruns.services.dryruns import create_dry_run
+from dashboard.models import Cluster, Pod
+from dashboard.services.snapshots import export_snapshot
+
+__all__ = ["start_pod_dry_run"]
+
+
+def start_pod_dry_run(
+    cluster: Cluster,
+    namespace: str,
+    name: str,
+    version: ProfileVersion | None,
+    *,
+    user: Any = None,
+) -> DryRun:
+    """Queue the run; other pending pods are left out so the result is about this pod alone."""
+    if not Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).exists():
+        raise LookupError(f"pod {namespace}/{name} is not in cluster {cluster.name}")
+    items = []
+    for obj in export_snapshot(cluster)["items"]:
+        if obj.get("kind") == "Pod":
+            meta = obj.get("metadata") or {}
+            this = (meta.get("namespace"), meta.get("name")) == (namespace, name)
+            waiting = not (obj.get("spec") or {}).get("nodeName")
+            if waiting and not this:
+                continue
+        if obj.get("kind") == "Event":
+            continue
+        items.append(obj)
+    return create_dry_run(
+        cluster,
+        profile_version=version,
+        source=DryRun.Source.SNAPSHOT,
+        snapshot=items,
+        explain=True,
+        user=user,
+    )

@@ -1,0 +1,65 @@
+// Overview: numbers and the allocation chart follow the mirror live.
+// Any pods/nodes/events delta → (debounced) GET overview.json (~1 KB) → update in place.
+(function () {
+  "use strict";
+  const live = window.Schedlab.live;
+  const script = document.getElementById("overview-script");
+  const cluster = script.dataset.cluster;
+  const chartEl = document.getElementById("alloc-chart");
+
+  function pct(x) { return x === null || x === undefined ? 0 : Math.round(x * 1000) / 10; }
+
+  function drawChart(data) {
+    if (!window.Plotly || !chartEl) return;
+    const a = data.allocation;
+    const labels = ["CPU", "Memory", "GPU"];
+    const used = [pct(a.cpu.share), pct(a.memory.share), pct(a.gpu.share)];
+    Plotly.react(chartEl, [
+      { type: "bar", orientation: "h", y: labels, x: used, name: "requested %", marker: { color: "#0a58ca" },
+        text: used.map((v) => `${v}%`), textposition: "auto" },
+      { type: "bar", orientation: "h", y: labels, x: used.map((v) => Math.max(0, 100 - v)), name: "free %",
+        marker: { color: "#d0d7de" }, hoverinfo: "skip" },
+    ], { barmode: "stack", height: 220, margin: { l: 70, r: 10, t: 10, b: 30 }, xaxis: { range: [0, 100], title: "% of allocatable" },
+         showlegend: false }, { displayModeBar: false, responsive: true });
+  }
+
+  function setText(sel, value) {
+    for (const el of document.querySelectorAll(sel)) el.textContent = value === null || value === undefined ? "—" : String(value);
+  }
+
+  function apply(data) {
+    for (const key of ["nodes", "nodesReady", "nodesUnschedulable", "gpuNodes", "pods", "podsRunning", "podsPending", "gpusPending"]) {
+      setText(`[data-stat="${key}"]`, data[key]);
+    }
+    for (const res of ["cpu", "memory", "gpu"]) {
+      for (const f of ["requested", "allocatable", "share"]) setText(`[data-alloc="${res}.${f}"]`, data.allocation[res][f]);
+    }
+    if (data.reasons) {
+      const body = document.querySelector("#reasons tbody");
+      const base = script.dataset.pendingUrl;
+      body.replaceChildren(...(data.reasons.length ? data.reasons.map((r) => {
+        const tr = document.createElement("tr");
+        const a = document.createElement("a");
+        a.href = `${base}?reason=${encodeURIComponent(r.reason)}`;
+        a.textContent = r.reason;
+        const cells = [a, r.pods, r.nodes].map((v, i) => {
+          const td = document.createElement("td");
+          if (i) { td.className = "num"; td.textContent = String(v); } else td.appendChild(v);
+          return td;
+        });
+        tr.append(...cells);
+        return tr;
+      }) : [(() => { const tr = document.createElement("tr"); tr.innerHTML = '<td colspan="3">No reasons recorded.</td>'; return tr; })()]));
+    }
+    if (data.health) live.applyHealth(data.health);
+    drawChart(data);
+  }
+
+  const refresh = live.debounce(() => live.fetchJSON(script.dataset.json).then(apply).catch(() => {}), 500);
+  drawChart(JSON.parse(document.getElementById("overview-data").textContent));
+  live.cluster(cluster, {
+    kinds: [],  // everything: counts depend on nodes, pods and events
+    onDelta() { refresh(); return true; },
+    onCatchUp: refresh,
+  });
+})();
