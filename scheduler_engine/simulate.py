@@ -158,12 +158,18 @@ def simulate(
     now: float | None = None,
     batch: bool = True,
     max_rounds: int = MAX_ROUNDS,
+    snapshot: Snapshot | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
     False forces the per-node paths (they must decide identically).
+    ``snapshot``, if given, must hold exactly the cluster's nodes and running
+    pods; it is used instead of one built from the pods (what a caller keeping
+    the running state warm saves) and is changed in place like the cluster's
+    own would be: pass ``snapshot.copy()``, or undo the nodes its
+    ``change_log`` names (see :mod:`scheduler_engine.explain`).
     """
     t0 = time.perf_counter()
     registry = registry or default_registry()
@@ -172,7 +178,10 @@ def simulate(
         config = load_config(None, capabilities=caps)
     work = _working_copy(cluster)
     running = [p for p in work.pods if p.node_name]
-    snapshot = Snapshot(work.nodes, running, work.namespaces)
+    if snapshot is None:
+        snapshot = Snapshot(work.nodes, running, work.namespaces)
+    else:
+        snapshot.namespace_labels = dict(work.namespaces)
     ctx = SimulationContext(
         cluster=work,
         snapshot=snapshot,

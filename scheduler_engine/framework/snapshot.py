@@ -82,6 +82,38 @@ class Snapshot:
                 name: summaries[name] for img in ni.node.images for name in img.names
             }
 
+    @classmethod
+    def from_node_infos(
+        cls,
+        node_infos: Iterable[NodeInfo],
+        namespaces: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> Snapshot:
+        """A snapshot over node infos already holding their pods, kept in the given order.
+
+        The infos become the snapshot's own (not copied); their ``index`` must be
+        their position.  Image states are left as the infos carry them.
+        """
+        s = cls.__new__(cls)
+        s.node_info_list = list(node_infos)
+        s._by_name = {ni.name: ni for ni in s.node_info_list}
+        s.namespace_labels = dict(namespaces or {})
+        s.listeners = []
+        s.change_log = []
+        s._with_affinity = None
+        s._with_required_anti_affinity = None
+        s.extensions = {}
+        return s
+
+    def copy(self) -> Snapshot:
+        """An independent copy (node infos cloned, nodes and pods shared) to schedule on.
+
+        Lets a caller keep one snapshot of the running pods warm and run many
+        short simulations over it without paying ``__init__``'s pod-by-pod build.
+        """
+        return Snapshot.from_node_infos(
+            [ni.clone() for ni in self.node_info_list], self.namespace_labels
+        )
+
     # -- lookups -------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
         return self._by_name.get(name)

@@ -1,0 +1,131 @@
+"""The warm engine state (scheduler_engine.explain) decides exactly as a fresh simulation.
+
+Pure engine, no database: each pending pod of the demo cluster is explained on
+the warm state and on a cluster built from scratch with the same objects; then
+the warm state follows deltas (pods bound and deleted, a node relabelled,
+cordoned and removed, a priority class changed) and must still agree.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from scheduler_engine import build_cluster, default_config, simulate
+from scheduler_engine.documents import read_objects
+from scheduler_engine.errors import InputError
+from scheduler_engine.explain import WarmCluster, object_key
+
+from .conftest import DEMO
+from .synthetic import fleet, node, pod
+
+
+def _fresh(objects: list[dict[str, Any]], pending: dict[str, Any]) -> dict[str, Any]:
+    state = build_cluster([*objects, pending])
+    return simulate(state, default_config(), explain=True).to_dict()["results"][0]
+
+
+def _same(warm: WarmCluster, objects: list[dict[str, Any]], pending: dict[str, Any]) -> None:
+    got = warm.explain_pod(pending, default_config())
+    got.pop("summary")
+    want = _fresh(objects, pending)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+
+
+def _put(objects: list[dict[str, Any]], *new: dict[str, Any]) -> None:
+    """Replace in place (an update keeps the object's place, as the mirror's rows do)."""
+    for o in new:
+        at = [i for i, x in enumerate(objects) if object_key(x) == object_key(o)]
+        if at:
+            objects[at[0]] = o
+        else:
+            objects.append(o)
+
+
+def _split(objects: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    base, pending = [], []
+    for o in objects:
+        if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"):
+            pending.append(o)
+        else:
+            base.append(o)
+    return base, pending
+
+
+def test_it_explains_every_demo_pending_pod_like_a_fresh_simulation() -> None:
+    base, pending = _split(read_objects(DEMO))
+    warm = WarmCluster(base)
+    assert pending
+    for p in pending:
+        _same(warm, base, p)
+        _same(warm, base, p)  # the run left the warm snapshot as it was
+
+
+def test_it_follows_pod_and_node_deltas() -> None:
+    objects = fleet(30, running=200)
+    warm = WarmCluster(objects)
+    want = pod(9000, gpus=8)
+
+    # fill node-3 and node-4 with GPU pods, delete a running pod, finish another
+    extra = [pod(5000 + i, node_name=f"node-{3 + i % 2}", gpus=4) for i in range(4)]
+    finished = copy.deepcopy(objects[30 + 7])
+    finished["status"]["phase"] = "Succeeded"
+    warm.apply([*extra, finished], deletes=[("Pod", "default", "pod-8")])
+    objects = [o for o in objects if o["metadata"]["name"] != "pod-8"]
+    _put(objects, *extra, finished)
+    _same(warm, objects, want)
+
+    # relabel one node (zone moves: the node order changes), cordon another, drop a third
+    moved = node(5)
+    moved["metadata"]["labels"]["topology.kubernetes.io/zone"] = "zone-9"
+    cordoned = node(6)
+    cordoned["spec"] = {"unschedulable": True}
+    warm.apply([moved, cordoned], deletes=[("Node", "", "node-7")])
+    objects = [o for o in objects if object_key(o) != ("Node", "", "node-7")]
+    _put(objects, moved, cordoned)
+    _same(warm, objects, want)
+
+    # the node comes back: its pods are on it again
+    warm.apply([node(7)])
+    objects.append(node(7))
+    _same(warm, objects, want)
+
+
+def test_it_reresolves_priorities_when_a_priority_class_changes() -> None:
+    objects = fleet(2)
+    hi = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "hi"},
+        "value": 10,
+    }
+    low = pod(1, node_name="node-0", gpus=8)
+    low["spec"]["priorityClassName"] = "hi"
+    objects += [hi, low, pod(2, node_name="node-1", gpus=8)]
+    warm = WarmCluster(objects)
+    preemptor = pod(3, gpus=8)
+    preemptor["spec"]["priority"] = 100
+    _same(warm, objects, preemptor)
+    _same(warm, objects, preemptor)  # the victims are back after the run
+    hi2 = {**hi, "value": 1000}
+    warm.apply([hi2])
+    _put(objects, hi2)
+    _same(warm, objects, preemptor)
+
+
+def test_it_skips_objects_the_engine_cannot_parse_and_names_them() -> None:
+    bad = pod(1, node_name="node-0")
+    bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots"
+    warm = WarmCluster([*fleet(1), bad])
+    assert warm.counts["runningPods"] == 0
+    assert object_key(bad) in warm.rejected
+    assert "cpu" in warm.rejected[object_key(bad)]
+
+
+def test_it_refuses_to_explain_a_bound_pod() -> None:
+    warm = WarmCluster(fleet(1))
+    with pytest.raises(InputError, match="spec.nodeName"):
+        warm.explain_pod(pod(1, node_name="node-0"), default_config())
