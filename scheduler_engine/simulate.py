@@ -48,6 +48,52 @@ STATUSES = (STATUS_SCHEDULED, STATUS_UNSCHEDULABLE, STATUS_SKIPPED, STATUS_ERROR
 
 # retry rounds for pods left unschedulable while the cluster still changes
 MAX_ROUNDS = 10
+
+# The cluster events of a one-shot simulation: an assigned pod added (a bind) or
+# deleted (a preemption victim, or an assumed pod forgotten in the binding cycle).
+POD_ADD = "add"
+POD_DELETE = "delete"
+_ANY_POD_EVENT = frozenset((POD_ADD, POD_DELETE))
+# Which of those events each in-tree plugin registers (upstream EventsToRegister), so
+# that a pod it rejected is tried again (isPodWorthRequeuing).  Plugins whose hints
+# look closer at the pod (InterPodAffinity, PodTopologySpread, NodePorts, ...) are
+# taken as always saying Queue; plugins not listed (out-of-tree, test plugins)
+# are re-queued by any event.
+REQUEUE_EVENTS: dict[str, frozenset[str]] = {
+    "NodeResourcesFit": frozenset((POD_DELETE,)),
+    "NodePorts": frozenset((POD_DELETE,)),
+    "VolumeRestrictions": frozenset((POD_DELETE,)),
+    "NodeVolumeLimits": frozenset((POD_DELETE,)),
+    "InterPodAffinity": _ANY_POD_EVENT,
+    "PodTopologySpread": _ANY_POD_EVENT,
+    # PVC/PV and ResourceClaim updates follow other pods' binds and deletes
+    "VolumeBinding": _ANY_POD_EVENT,
+    "DynamicResources": _ANY_POD_EVENT,
+    # node events (or the pod's own updates) only
+    "NodeUnschedulable": frozenset(),
+    "NodeName": frozenset(),
+    "NodeAffinity": frozenset(),
+    "TaintToleration": frozenset(),
+    "NodeDeclaredFeatures": frozenset(),
+    "VolumeZone": frozenset(),
+    "SchedulingGates": frozenset(),
+    "DefaultPreemption": frozenset(),
+}
+
+
+def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
+    """Whether any of ``events`` re-queues a pod its ``rejectors`` turned down.
+
+    ``None`` or no rejector (an error, no FitError) re-queues on any event, as
+    upstream puts such pods in backoffQ.
+    """
+    if not events:
+        return False
+    if not rejectors:
+        return True
+    return any(events & REQUEUE_EVENTS.get(p, _ANY_POD_EVENT) for p in rejectors)
+
+
 # simulated time one scheduling cycle takes (the clock only needs to be deterministic)
 CYCLE_SECONDS = 0.001
 
@@ -114,7 +160,7 @@ class SimulationResult:
 
 
 class _PodState:
-    __slots__ = ("attempt", "attempts", "fwk", "last_change", "nominated", "qpi", "seq", "victims")
+    __slots__ = ("attempt", "attempts", "fwk", "last_event", "nominated", "qpi", "seq", "victims")
 
     def __init__(self, qpi: QueuedPodInfo, seq: int, fwk: Framework) -> None:
         self.qpi = qpi
@@ -122,7 +168,8 @@ class _PodState:
         self.fwk = fwk
         self.attempt: Attempt | None = None
         self.attempts = 0
-        self.last_change = -1
+        # how many cluster events had happened at the end of its last attempt
+        self.last_event = 0
         self.victims: list[str] = []
         self.nominated: str | None = None
 
@@ -257,14 +304,18 @@ def simulate(
 
     total = len(states)
     done = 0
-    binds = 0
+    # cluster events in the order they happened (POD_ADD / POD_DELETE)
+    events: list[str] = []
+    ctx.on_evict.append(lambda _ev: events.append(POD_DELETE))
     waiting: list[tuple[_PodState, Attempt]] = []
 
-    def changes() -> int:
-        return binds + len(ctx.evictions)
+    def after_attempt(att: Attempt) -> None:
+        if att.status == STATUS_SCHEDULED:
+            events.append(POD_ADD)
+        elif att.forgotten:
+            events.append(POD_DELETE)
 
     def settle_waiting() -> None:
-        nonlocal binds
         still: list[tuple[_PodState, Attempt]] = []
         for st, att in waiting:
             wp = att.waiting
@@ -276,9 +327,8 @@ def simulate(
                 continue
             att = sched.finish_waiting(st.fwk, att)
             st.attempt = att
-            st.last_change = changes()
-            if att.status == STATUS_SCHEDULED:
-                binds += 1
+            after_attempt(att)
+            st.last_event = len(events)
         waiting[:] = still
 
     to_try = list(states.values())
@@ -301,15 +351,14 @@ def simulate(
             st.attempt = att
             if att.victims:
                 st.victims.extend(att.victims)
-            if att.status == STATUS_SCHEDULED:
-                binds += 1
-            elif att.status == "Waiting":
+            after_attempt(att)
+            if att.status == "Waiting":
                 waiting.append((st, att))
-            else:
+            elif att.status != STATUS_SCHEDULED:
                 if att.nominated_node is not None:
                     ctx.nominate(pod, att.nominated_node)
                     st.nominated = att.nominated_node or None
-                st.last_change = changes()
+                st.last_event = len(events)
                 # a preemptor is retried once, after its victims are gone
                 if att.nominated_node and pod.key not in retried:
                     retried.add(pod.key)
@@ -320,13 +369,12 @@ def simulate(
             done += 1
             if progress is not None:
                 progress(done, total)
-        current = changes()
         to_try = [
             st
             for st in states.values()
             if st.attempt is not None
             and st.attempt.status == STATUS_UNSCHEDULABLE
-            and st.last_change < current
+            and worth_requeuing(_rejectors(st.attempt), set(events[st.last_event :]))
         ]
     # nobody is left to allow the pods still waiting on Permit: they time out
     if waiting:
@@ -369,6 +417,14 @@ def simulate(
     if missing:
         summary["missingPlugins"] = missing
     return SimulationResult(ordered, summary, explain)
+
+
+def _rejectors(att: Attempt) -> set[str] | None:
+    """The plugins that turned the pod down in its last attempt (upstream rejector plugins)."""
+    if att.fit_error is None:
+        return None
+    d = att.fit_error.diagnosis
+    return d.unschedulable_plugins | d.pending_plugins
 
 
 class _QueueKey:

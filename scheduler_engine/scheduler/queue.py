@@ -15,11 +15,16 @@ What a real kube-scheduler reaches at steady state, made deterministic:
   it is re-activated by its victims' deletion and lands on its nominated node,
   which other pods cannot take in the meantime (nominated pods count in
   their filters).
-* Pods left unschedulable are retried in further rounds, in queue order, as
-  long as the cluster changed (a bind or an eviction) after their last
-  attempt — upstream re-activates them on such events or, at the latest,
-  flushes them after five minutes; the last attempt's message is the one a
-  user would see.  Rounds stop when nothing changes (or after ``max_rounds``).
+* Pods left unschedulable are retried in further rounds, in queue order,
+  when a cluster event after their last attempt is one that a plugin which
+  rejected them registers (upstream queueing hints, ``isPodWorthRequeuing``):
+  a bind is a pod Add, an eviction or an assumed pod forgotten in the binding
+  cycle a pod Delete.  NodeResourcesFit re-queues on Delete only, node-only
+  plugins (taints, node affinity, ...) never; see
+  ``scheduler_engine.simulate.REQUEUE_EVENTS``.  A pod not retried keeps the
+  message of its earlier attempt, as its event in a real cluster does (until
+  upstream's five-minute flush, which a simulation does not model).  Rounds
+  stop when no pod is worth retrying (or after ``max_rounds``).
 """
 
 from __future__ import annotations

@@ -93,6 +93,9 @@ class Attempt:
     feasible_nodes: int = 0
     waiting: WaitingPod | None = None
     state: CycleState | None = None
+    # assumed, then forgotten in the binding cycle (a waiting pod rejected, PreBind or Bind
+    # failed): upstream's handleBindingCycleError treats this as an assigned pod's delete
+    forgotten: bool = False
 
 
 class Scheduler:
@@ -157,6 +160,7 @@ class Scheduler:
                 s = Status(Code.ERROR, "no Bind plugin bound the pod", plugin="")
         if s is not None and s.code != Code.SUCCESS:
             self._unreserve_and_forget(fwk, state, pod, host)
+            att.forgotten = True
             att.status = "Unschedulable" if s.is_rejected() else "Error"
             att.node = None
             att.message = s.message()
@@ -176,6 +180,7 @@ class Scheduler:
             return self.binding_cycle(fwk, att.state, pod, att)
         host = att.node
         self._unreserve_and_forget(fwk, att.state, pod, host)
+        att.forgotten = True
         assert s is not None
         if s.is_rejected():
             d = Diagnosis()
