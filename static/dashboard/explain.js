@@ -1,0 +1,37 @@
+// Pod explanation: load the engine's breakdown as a fragment, draw the stacked
+// score chart, and re-ask the engine when this pod, or the nodes, change.
+(function () {
+  "use strict";
+  const live = window.Schedlab.live;
+  const script = document.getElementById("explain-script");
+  const box = document.getElementById("explanation");
+  const podKey = script.dataset.pod;
+
+  function draw() {
+    box.setAttribute("aria-busy", "false");
+    const data = document.getElementById("score-data");
+    const el = document.getElementById("score-chart");
+    if (!data || !el || !window.Plotly) return;
+    const chart = JSON.parse(data.textContent);
+    const traces = chart.traces.map((t) => ({ type: "bar", orientation: "h", name: t.name, y: chart.nodes, x: t.x }));
+    Plotly.react(el, traces, {
+      barmode: "stack", height: Math.max(220, 26 * chart.nodes.length + 80),
+      margin: { l: 140, r: 10, t: 10, b: 40 }, yaxis: { autorange: "reversed" },
+      xaxis: { title: "weighted score" }, legend: { orientation: "h", y: -0.15 },
+    }, { displayModeBar: false, responsive: true });
+  }
+
+  box.addEventListener("schedlab:fragment", draw);
+  const reload = live.debounce(() => { box.setAttribute("aria-busy", "true"); live.refreshFragment(box).catch(() => {}); }, 1500);
+  live.refreshFragment(box).catch(() => { box.textContent = "The engine could not explain this pod."; });
+  live.cluster(script.dataset.cluster, {
+    kinds: ["pods", "nodes"],
+    onDelta(msg) {
+      // Re-explain when this pod changed or nodes changed; other pods' churn is ignored.
+      if (msg.kind === "nodes") { reload(); return true; }
+      const touched = [...(msg.upserted || []), ...(msg.deleted || [])].some((p) => live.podKey(p) === podKey);
+      if (touched) reload();
+      return true;
+    },
+  });
+})();
