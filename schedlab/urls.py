@@ -9,5 +9,6 @@ urlpatterns = [
     # The REST API lands in a later issue; the schema endpoint is wired already.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/", include("dashboard.dryruns.api.urls")),
+    path("", include("dashboard.dryruns.urls")),
     path("", include("dashboard.urls")),
 ]
