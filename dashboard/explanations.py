@@ -129,6 +129,13 @@ def _resource_shortfall(cluster: Cluster, pod: Pod, names: list[str]) -> dict[st
         used[r["node_name"]] = r
     best: dict[str, Any] | None = None
     for name, n in nodes.items():
+        # A node too small even when empty can never host the pod: not a "near" fit.
+        if (
+            pod.cpu_requested_milli > n["cpu_allocatable_milli"]
+            or pod.memory_requested_bytes > n["memory_allocatable_bytes"]
+            or pod.gpu_requested > n["gpu_allocatable"]
+        ):
+            continue
         u = used.get(name, {})
         short = {
             "cpu": max(
@@ -245,3 +252,9 @@ def _hints(
     nearest = _resource_shortfall(cluster, pod, resource_only[:2000])
     if nearest is not None:
         ex.nearest = nearest
+    elif resource_only:
+        ex.hints.insert(
+            0,
+            "No node rejected only for resources could hold this pod even when empty: "
+            "its request is larger than any such node's allocatable capacity.",
+        )

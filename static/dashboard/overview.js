@@ -31,8 +31,12 @@
     for (const key of ["nodes", "nodesReady", "nodesUnschedulable", "gpuNodes", "pods", "podsRunning", "podsPending", "gpusPending"]) {
       setText(`[data-stat="${key}"]`, data[key]);
     }
+    const fmt = { cpu: (v) => +(v / 1000).toFixed(3), memory: (v) => (v / 2 ** 30).toFixed(1), gpu: (v) => v };
     for (const res of ["cpu", "memory", "gpu"]) {
-      for (const f of ["requested", "allocatable", "share"]) setText(`[data-alloc="${res}.${f}"]`, data.allocation[res][f]);
+      const a = data.allocation[res];
+      setText(`[data-alloc="${res}.requested"]`, fmt[res](a.requested));
+      setText(`[data-alloc="${res}.allocatable"]`, fmt[res](a.allocatable));
+      setText(`[data-alloc="${res}.share"]`, a.share === null ? "—" : `${Math.round(a.share * 100)}%`);
     }
     if (data.reasons) {
       const body = document.querySelector("#reasons tbody");

@@ -7,13 +7,14 @@ from dashboard.services.snapshots import import_snapshot
 FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
 
 
-def test_cluster_list_and_detail_show_the_imported_cluster(db, client):
+def test_cluster_list_and_detail_show_the_imported_cluster(db, admin_client):
     import_snapshot(FIXTURE, "small")
-    assert b"small" in client.get("/").content
-    page = client.get("/clusters/small/").content.decode()
-    assert "2 nodes, 16 allocatable GPUs" in page
-    assert 'data-key="ml/trainer-1"' in page  # the pending pod
+    assert b"small" in admin_client.get("/").content
+    page = admin_client.get("/clusters/small/").content.decode()
+    assert 'data-stat="nodes">2<' in page
+    pending = admin_client.get("/clusters/small/pending/").content.decode()
+    assert 'data-key="ml/trainer-1"' in pending  # the pending pod
 
 
-def test_unknown_cluster_is_404(db, client):
-    assert client.get("/clusters/nope/").status_code == 404
+def test_unknown_cluster_is_404(db, admin_client):
+    assert admin_client.get("/clusters/nope/").status_code == 404
