@@ -338,7 +338,6 @@ def simulate(
         q = ActiveQueue(less)
         for st in to_try:
             q.push(st.qpi, st.seq)
-        retried: set[str] = set()
         while q:
             qpi, _ = q.pop()
             pod = qpi.pod
@@ -347,6 +346,11 @@ def simulate(
             qpi.attempts += 1
             if recorder is not None:
                 recorder.reset_pod(pod.key)
+            # events during the attempt count for its retry (upstream's in-flight events):
+            # a preemptor's own victims re-queue it, in the next round, after the pods
+            # still waiting in this one, and in priority order with every other pod
+            # their deletion re-queues
+            mark = len(events)
             att = sched.schedule_one(st.fwk, pod)
             st.attempt = att
             if att.victims:
@@ -358,11 +362,7 @@ def simulate(
                 if att.nominated_node is not None:
                     ctx.nominate(pod, att.nominated_node)
                     st.nominated = att.nominated_node or None
-                st.last_event = len(events)
-                # a preemptor is retried once, after its victims are gone
-                if att.nominated_node and pod.key not in retried:
-                    retried.add(pod.key)
-                    q.push(qpi, st.seq)
+                st.last_event = mark
             if waiting:
                 settle_waiting()
             ctx.clock += CYCLE_SECONDS

@@ -9,12 +9,12 @@ What a real kube-scheduler reaches at steady state, made deterministic:
   higher priority first, then earlier timestamp).  A pod's timestamp is its
   ``creationTimestamp``; pods that tie keep the order of the snapshot, which
   is how a running scheduler meets pods created one after another.
-* Each popped pod gets one scheduling attempt.  A pod whose PostFilter
-  (preemption) nominated a node is pushed back at once with its original
-  timestamp and retried once, after its victims are gone: in a real cluster
-  it is re-activated by its victims' deletion and lands on its nominated node,
-  which other pods cannot take in the meantime (nominated pods count in
-  their filters).
+* Each popped pod gets one scheduling attempt per round.  A pod whose
+  PostFilter (preemption) nominated a node waits for the next round: its
+  victims' deletion re-queues it together with every other pod that event
+  re-queues, and they go in queue order (a higher-priority pod may take the
+  freed room: it ignores nominations of lower priority).  Until then the
+  nomination holds the room against pods of lower or equal priority.
 * Pods left unschedulable are retried in further rounds, in queue order,
   when a cluster event after their last attempt is one that a plugin which
   rejected them registers (upstream queueing hints, ``isPodWorthRequeuing``):

@@ -86,3 +86,46 @@ def test_unschedulable_pods_are_retried_only_on_their_plugins_events(
     r = _run(*objs)[pod]
     assert r["node"] == node
     assert r["message"] == message
+
+
+PREEMPTION_CASES = [
+    (
+        # upstream: the victim's Delete re-queues both pods (Fit registers pod Delete);
+        # the higher-priority one pops first and ignores the lower-priority nomination
+        # (framework.go addGENominatedPods counts only nominated pods of >= priority)
+        "higher-priority-pod-takes-room-freed-for-a-lower-priority-preemptor",
+        [
+            make_node("n1").cap(cpu="2", memory="4Gi"),
+            make_pod("low").priority(10).req(cpu="2").node("n1"),
+            make_pod("vip").priority(100000).preemption_policy("Never").req(cpu="2"),
+            make_pod("pre").priority(1000).req(cpu="2"),
+        ],
+        {
+            "default/vip": ("n1", None, []),
+            "default/pre": (None, None, ["default/low"]),
+        },
+    ),
+    (
+        # nothing else wants the room: the preemptor lands on its nominated node
+        "preemptor-lands-on-its-nominated-node-when-retried",
+        [
+            make_node("n1").cap(cpu="2", memory="4Gi"),
+            make_pod("low").priority(10).req(cpu="2").node("n1"),
+            make_pod("pre").priority(1000).req(cpu="2"),
+        ],
+        {"default/pre": ("n1", "n1", ["default/low"])},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("objs", "want"),
+    [c[1:] for c in PREEMPTION_CASES],
+    ids=[c[0] for c in PREEMPTION_CASES],
+)
+def test_pods_requeued_by_a_preemptors_victims_go_in_priority_order(
+    objs: list[Any], want: dict[str, tuple[str | None, str | None, list[str]]]
+) -> None:
+    res = _run(*objs)
+    got = {k: (res[k]["node"], res[k]["nominatedNode"], res[k]["victims"]) for k in want}
+    assert got == want
