@@ -30,3 +30,11 @@ def stale_seconds() -> float:
 
 def result_page_size() -> int:
     return int(_get("SCHEDLAB_DRYRUN_RESULT_PAGE", 1000))
+
+
+def explain_recheck_seconds() -> float:
+    """How long a process trusts its warm cluster state before asking the database again.
+
+    0 (the default) checks on every explanation: one aggregate query per request.
+    """
+    return float(_get("SCHEDLAB_EXPLAIN_RECHECK_SECONDS", 0.0))

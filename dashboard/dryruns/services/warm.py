@@ -1,0 +1,281 @@
+"""The engine's running state of each mirrored cluster, kept warm in this process.
+
+Parsing 50,000 stored pods into the engine takes seconds, so each process
+keeps one :class:`scheduler_engine.explain.WarmCluster` per cluster and brings
+it up to date before every use from what changed in the database:
+
+* one query gives, per kind, the row count, the sum of ids and the sum of
+  ``updated_at`` (as epoch seconds).  Every write the mirror or an import
+  makes sets ``updated_at``; inserts and deletes change the count or the id
+  sum (ids only grow, so a delete plus an insert cannot cancel out).  Equal
+  figures mean nothing changed, whatever the commit order of the writers;
+* a kind whose figures moved reads the ``(id, updated_at)`` of the rows stamped
+  in the last moments (what a writer just did); only new or changed rows are
+  read in full and parsed.  If the figures this process then expects still
+  differ from the database's, rows were deleted (the ids are diffed) or a late
+  commit carried an older stamp (every row's stamp is diffed): the state is
+  always exactly what is committed, the common case just costs less.
+
+Nothing here depends on the mirror's process or its broadcasts: the database is
+the one source of truth, so any web or worker process can hold a warm copy.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import connection
+
+from dashboard.kinds import KINDS, KindSpec
+from dashboard.models import Cluster
+from scheduler_engine.explain import WarmCluster
+
+from .. import conf
+
+__all__ = ["forget", "warm_cluster", "warm_stats"]
+
+log = logging.getLogger(__name__)
+
+# every kind the engine reads (Events only explain, they never schedule)
+SPECS: tuple[KindSpec, ...] = tuple(s for s in KINDS if s.kind != "Event")
+CHUNK = 2000
+
+Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the database sums)
+
+
+# rows whose updated_at is this close below the newest one seen are read again:
+# a writer stamps rows before it commits, so commits can land slightly out of order
+SLACK = timedelta(seconds=10)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+
+Row = tuple[str, str, int]  # namespace, name, updated_at in epoch microseconds
+
+
+@dataclass(slots=True)
+class _Kind:
+    """What this process has applied of one kind: rows by id, and their figures."""
+
+    rows: dict[int, Row] = field(default_factory=dict)
+    id_sum: int = 0
+    ts_sum: int = 0
+    newest: int = 0  # updated_at (µs) of the newest row seen
+
+    def put(self, pk: int, row: Row) -> None:
+        self.drop(pk)
+        self.rows[pk] = row
+        self.id_sum += pk
+        self.ts_sum += row[2]
+        self.newest = max(self.newest, row[2])
+
+    def drop(self, pk: int) -> None:
+        old = self.rows.pop(pk, None)
+        if old is not None:
+            self.id_sum -= pk
+            self.ts_sum -= old[2]
+
+    def figures(self, exact_ts: bool, db: Figures) -> Figures:
+        return (len(self.rows), self.id_sum, self.ts_sum if exact_ts else db[2])
+
+
+@dataclass(slots=True)
+class _Entry:
+    warm: WarmCluster
+    kinds: dict[str, _Kind] = field(default_factory=dict)
+    figures: dict[str, Figures] = field(default_factory=dict)
+    checked: float = -1.0  # monotonic time of the last check; < 0: never built
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+_entries: dict[int, _Entry] = {}
+_entries_lock = threading.Lock()
+
+
+def _exact_ts() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _figures(cluster_id: int) -> dict[str, Figures]:
+    """Per kind: rows, sum of ids, sum of updated_at — one query for every kind."""
+    qn = connection.ops.quote_name
+    if _exact_ts():
+        ts = "(EXTRACT(EPOCH FROM updated_at) * 1000000)::bigint"  # exact microseconds
+    else:
+        ts = "julianday(updated_at)"  # SQLite keeps datetimes as ISO text
+    sql = " UNION ALL ".join(
+        f"SELECT {i}, COUNT(*), COALESCE(SUM(id), 0), COALESCE(SUM({ts}), 0) "
+        f"FROM {qn(spec.model._meta.db_table)} WHERE cluster_id = %s"
+        for i, spec in enumerate(SPECS)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [cluster_id] * len(SPECS))
+        rows = cursor.fetchall()
+    exact = _exact_ts()
+    return {SPECS[i].kind: (int(n), int(ids), int(ts) if exact else ts) for i, n, ids, ts in rows}
+
+
+def _us(ts: datetime) -> int:
+    return (ts - _EPOCH) // _US
+
+
+def _load_objects(spec: KindSpec, ids: list[int]) -> list[dict[str, Any]]:
+    objs = []
+    for i in range(0, len(ids), CHUNK):
+        for obj in spec.model.objects.filter(id__in=ids[i : i + CHUNK]).values_list(
+            "obj", flat=True
+        ):
+            obj.setdefault("kind", spec.kind)
+            objs.append(obj)
+    return objs
+
+
+def _build(cluster: Cluster) -> _Entry:
+    t0 = time.perf_counter()
+    figures = _figures(cluster.pk)
+    kinds: dict[str, _Kind] = {}
+    objects: list[dict[str, Any]] = []
+    for spec in SPECS:
+        k = kinds[spec.kind] = _Kind()
+        qs = spec.model.objects.filter(cluster_id=cluster.pk).values_list(
+            "id", "namespace", "name", "updated_at", "obj"
+        )
+        for pk, ns, name, ts, obj in qs.iterator(chunk_size=CHUNK):
+            k.put(pk, (ns, name, _us(ts)))
+            obj.setdefault("kind", spec.kind)
+            objects.append(obj)
+    warm = WarmCluster(objects, source=f"cluster {cluster.name}")
+    del objects
+    # The warm state is millions of long-lived objects: keep the cyclic
+    # collector from walking them again on every request (gen-2 collections
+    # were the largest share of an explanation's time).
+    gc.collect()
+    gc.freeze()
+    entry = _Entry(warm, kinds, figures)
+    entry.stats = {"builtSeconds": round(time.perf_counter() - t0, 3), **warm.counts}
+    for key, reason in list(warm.rejected.items())[:20]:
+        log.warning("cluster %s: the engine skips %s %s/%s: %s", cluster.name, *key, reason)
+    return entry
+
+
+def _refresh_kind(
+    spec: KindSpec, k: _Kind, cluster_id: int, db: Figures
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
+    """Bring one kind's rows up to date; returns (objects to upsert, keys to delete).
+
+    Cheap first: the rows stamped since (newest seen - SLACK) are what a writer
+    normally just changed.  If the figures still differ, rows were deleted (or
+    a late commit carries an old stamp): diff the ids, then, last resort, every
+    row's stamp.
+    """
+    qs = spec.model.objects.filter(cluster_id=cluster_id)
+    exact = _exact_ts()
+    changed: dict[int, Row] = {}
+    deleted: dict[int, Row] = {}
+    since = _EPOCH + k.newest * _US - SLACK
+    for pk, ns, name, ts in qs.filter(updated_at__gte=since).values_list(
+        "id", "namespace", "name", "updated_at"
+    ):
+        row = (ns, name, _us(ts))
+        if k.rows.get(pk) != row:
+            changed[pk] = row
+
+    def expected() -> Figures:
+        n, ids, ts_sum = len(k.rows), k.id_sum, k.ts_sum
+        for pk, row in changed.items():
+            old = k.rows.get(pk)
+            n, ids, ts_sum = n + (old is None), ids + (old is None) * pk, ts_sum + row[2]
+            ts_sum -= old[2] if old is not None else 0
+        for pk, row in deleted.items():
+            n, ids, ts_sum = n - 1, ids - pk, ts_sum - row[2]
+        return (n, ids, ts_sum if exact else db[2])
+
+    if expected() != db:
+        ids = set(qs.values_list("id", flat=True).iterator(chunk_size=10 * CHUNK))
+        deleted = {pk: row for pk, row in k.rows.items() if pk not in ids}
+        new = [pk for pk in ids if pk not in k.rows and pk not in changed]
+        for i in range(0, len(new), CHUNK):
+            for pk, ns, name, ts in qs.filter(id__in=new[i : i + CHUNK]).values_list(
+                "id", "namespace", "name", "updated_at"
+            ):
+                changed[pk] = (ns, name, _us(ts))
+    if expected() != db or (not exact and not changed and not deleted):
+        # modified rows stamped before the window (or SQLite, whose sums are inexact)
+        for pk, ns, name, ts in qs.values_list("id", "namespace", "name", "updated_at").iterator(
+            chunk_size=10 * CHUNK
+        ):
+            row = (ns, name, _us(ts))
+            if k.rows.get(pk) != row:
+                changed[pk] = row
+    upserts = _load_objects(spec, list(changed))
+    deletes = []
+    for pk, (ns, name, _) in deleted.items():
+        k.drop(pk)
+        deletes.append((spec.kind, ns, name))
+    for pk, row in changed.items():
+        k.put(pk, row)
+    return upserts, deletes
+
+
+def _refresh(entry: _Entry, cluster: Cluster, figures: dict[str, Figures]) -> int:
+    """Apply what changed since the entry was last brought up to date; returns objects."""
+    upserts: list[dict[str, Any]] = []
+    deletes: list[tuple[str, str, str]] = []
+    for spec in SPECS:
+        if figures[spec.kind] == entry.figures.get(spec.kind):
+            continue
+        ups, dels = _refresh_kind(spec, entry.kinds[spec.kind], cluster.pk, figures[spec.kind])
+        upserts += ups
+        deletes += dels
+    # deletes first: a row replaced under the same name is a delete then an upsert
+    entry.warm.apply(upserts, deletes)
+    entry.figures = figures
+    return len(upserts) + len(deletes)
+
+
+def warm_cluster(cluster: Cluster) -> WarmCluster:
+    """The cluster's engine state, up to date with the database as of this call."""
+    with _entries_lock:
+        entry = _entries.get(cluster.pk)
+        if entry is None:
+            entry = _entries[cluster.pk] = _Entry(WarmCluster())
+    with entry.lock:
+        now = time.monotonic()
+        if entry.checked >= 0 and now - entry.checked < conf.explain_recheck_seconds():
+            return entry.warm
+        if entry.checked < 0:
+            built = _build(cluster)
+            entry.warm, entry.kinds, entry.figures = built.warm, built.kinds, built.figures
+            entry.stats = built.stats
+        else:
+            figures = _figures(cluster.pk)
+            if figures != entry.figures:
+                t0 = time.perf_counter()
+                n = _refresh(entry, cluster, figures)
+                entry.stats["lastRefresh"] = {
+                    "changes": n,
+                    "seconds": round(time.perf_counter() - t0, 3),
+                }
+        entry.checked = time.monotonic()
+        return entry.warm
+
+
+def warm_stats(cluster: Cluster) -> dict[str, Any] | None:
+    """How the warm copy was built and last refreshed (None when there is none)."""
+    entry = _entries.get(cluster.pk)
+    return dict(entry.stats) if entry is not None and entry.checked >= 0 else None
+
+
+def forget(cluster_id: int | None = None) -> None:
+    """Drop the warm copy of one cluster (or all): the next use rebuilds it."""
+    with _entries_lock:
+        if cluster_id is None:
+            _entries.clear()
+        else:
+            _entries.pop(cluster_id, None)

@@ -1,0 +1,79 @@
+"""The warm explanation state follows what the mirror writes, without rebuilding."""
+
+from __future__ import annotations
+
+import copy
+
+from dashboard.dryruns.services import warm
+from dashboard.dryruns.services.explain import explain_pod
+from dashboard.kinds import KINDS_BY_KIND, to_row
+from dashboard.models import Node, Pod
+from dashboard.services.cluster_state import Changes, apply_changes
+from dashboard.services.clusters import ensure_snapshot_cluster
+from dashboard.services.snapshots import import_objects
+
+from .synthetic import fleet, pod
+
+
+def _write(cluster, upserts=(), deletes=()) -> None:
+    """What the mirror's writer does with one batch of watch events."""
+    changes = Changes()
+    for obj in upserts:
+        spec = KINDS_BY_KIND[obj["kind"]]
+        changes.upsert(spec, to_row(spec, cluster.pk, obj))
+    for kind, ns, name in deletes:
+        changes.delete(KINDS_BY_KIND[kind], (ns, name))
+    apply_changes(cluster.pk, changes)
+
+
+def _explain(cluster, name="pod-999"):
+    return explain_pod(cluster, "default", name, None)
+
+
+def _fresh(cluster, name="pod-999"):
+    warm.forget(cluster.pk)
+    return _explain(cluster, name)
+
+
+def test_an_explanation_follows_binds_deletes_and_node_changes(db):
+
+    cluster = ensure_snapshot_cluster("warm", "synthetic")
+    import_objects(cluster, [*fleet(4, running=8), pod(999, gpus=8)])
+    first = _explain(cluster)
+    assert first["status"] == "Scheduled"
+    built = warm.warm_stats(cluster)
+    assert built is not None and built["runningPods"] == 8
+
+    # every node's GPUs get taken: the pod no longer fits anywhere
+    hogs = [pod(100 + i, node_name=f"node-{i}", gpus=8) for i in range(4)]
+    _write(cluster, upserts=hogs)
+    now = _explain(cluster)
+    assert now["status"] == "Unschedulable"
+    assert "Insufficient nvidia.com/gpu" in now["message"]
+    assert warm.warm_stats(cluster)["lastRefresh"]["changes"] == 4
+    assert now == {**_fresh(cluster), "summary": now["summary"]}
+
+    # one hog goes away and its node is cordoned: still no room
+    cordoned = copy.deepcopy(Node.objects.get(cluster=cluster, name="node-2").obj)
+    cordoned["spec"] = {"unschedulable": True}
+    _write(cluster, upserts=[cordoned], deletes=[("Pod", "default", "pod-102")])
+    now = _explain(cluster)
+    assert now["status"] == "Unschedulable"
+    assert now["filterFailures"]["node-2"]["plugin"] == "NodeUnschedulable"
+    assert now["record"] == _fresh(cluster)["record"]
+
+    # another hog leaves: the pod fits on its node
+    _write(cluster, deletes=[("Pod", "default", "pod-101")])
+    now = _explain(cluster)
+    assert (now["status"], now["node"]) == ("Scheduled", "node-1")
+
+
+def test_a_pod_replaced_under_the_same_name_is_seen(db):
+
+    cluster = ensure_snapshot_cluster("warm-replace", "synthetic")
+    import_objects(cluster, [*fleet(1), pod(1, node_name="node-0", gpus=8), pod(999, gpus=8)])
+    assert _explain(cluster)["status"] == "Unschedulable"
+    # deleted and created again (new row id), now asking for nothing
+    Pod.objects.filter(cluster=cluster, name="pod-1").delete()
+    _write(cluster, upserts=[pod(1, node_name="node-0")])
+    assert _explain(cluster)["status"] == "Scheduled"
