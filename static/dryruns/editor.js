@@ -165,7 +165,8 @@
     }
   }
 
-  area.addEventListener("input", () => { renderGutter(); markDirty(); validate(); });
+  // any edit makes answers to earlier requests stale (seq), before the debounce fires
+  area.addEventListener("input", () => { seq++; renderGutter(); markDirty(); validate(); });
 
   // --- the knobs form -----------------------------------------------------------------
   function el(tag, attrs, ...kids) {
@@ -290,7 +291,7 @@
     accept(r.data.knobs);
   }, 250);
 
-  root.addEventListener("change", applyKnobs);
+  root.addEventListener("change", () => { seq++; applyKnobs(); });
 
   renderGutter();
   build();

@@ -1,0 +1,181 @@
+"""Browser tests: a real ASGI server (Daphne), a real Celery worker, headless Chromium.
+
+The server and the worker are subprocesses on this process's test database
+(``DATABASE_URL``) and channel-layer prefix (``SCHEDLAB_TEST_ID``), so what a
+test writes (committed: these tests use ``transactional_db``) is what the
+browser sees, and what the test process broadcasts reaches the browser's
+websockets. Chromium is Debian's (/usr/bin/chromium); no browser is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.db import connection
+
+from dashboard.models import Cluster
+from dashboard.services.snapshots import import_snapshot
+from tests.dryruns.conftest import DEMO, celery_worker  # noqa: F401  (a session fixture)
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = os.environ.get("SCHEDLAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "browser-test-password"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _server_env() -> dict[str, str]:
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
+        "SCHEDLAB_TEST_ID": settings.TEST_ID,
+        "DATABASE_URL": f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+    }
+
+
+@pytest.fixture(scope="session")
+def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """Daphne serving schedlab.asgi on a free port (HTTP and websockets)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "schedlab.asgi:application",
+        ],
+        env=_server_env(),
+        cwd=ROOT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("daphne did not start")
+        time.sleep(0.1)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the session."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=15_000)
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the
+    # tests make between browser steps are still plain synchronous calls.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield browser
+    browser.close()
+    pw.stop()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture
+def page(chromium, live_url):
+    context = chromium.new_context(viewport={"width": 1280, "height": 860}, base_url=live_url)
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.js_errors = errors  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def demo(transactional_db) -> Cluster:
+    return import_snapshot(DEMO, "demo").cluster
+
+
+def make_user(role: str) -> User:
+    user = User.objects.create_user(f"{role}-browser", password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def log_in(page, role: str, next_path: str = "/") -> None:
+    """Through the login form, as a person would."""
+    make_user(role)
+    page.goto(f"/login/?next={next_path}")
+    page.fill("#id_username", f"{role}-browser")
+    page.fill("#id_password", PASSWORD)
+    with page.expect_navigation():
+        page.click("form.login-form button[type=submit]")
+
+
+def screenshot(page, name: str, *, full: bool = True) -> None:
+    """docs/screenshots/<name>.png, overwritten each run (the README shows them)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    height = page.evaluate("document.documentElement.scrollHeight") if full else 860
+    page.screenshot(
+        path=str(SCREENSHOTS / f"{name}.png"),
+        full_page=full,
+        clip={"x": 0, "y": 0, "width": 1280, "height": min(height, 1800)},
+    )
+
+
+def record_frames(page) -> list[str]:
+    """Every websocket frame the page receives from now on (register before navigating)."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    return frames
+
+
+def wait_for_frame(page, frames: list[str], needle: str, timeout: float = 15.0) -> str:
+    """The first frame containing ``needle``; lets the page run while waiting."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for f in frames:
+            if needle in f:
+                return f
+        page.wait_for_timeout(50)
+    raise AssertionError(f"no websocket frame with {needle!r} in {timeout}s; got {frames[-5:]}")
