@@ -141,8 +141,37 @@ class DryRunResultPage(models.Model):
         return f"dry-run {self.dry_run_id} page {self.index}"
 
 
+class ApplyTarget(models.Model):
+    """Where applying a profile on a live cluster also writes it: one ConfigMap.
+
+    Written with server-side apply (field manager ``schedlab``) under ``key``,
+    e.g. for a scheduler Deployment that mounts it as its ``--config``.
+    """
+
+    cluster = models.OneToOneField(Cluster, on_delete=models.CASCADE, related_name="apply_target")
+    enabled = models.BooleanField(default=True)
+    namespace = models.CharField(max_length=253, default="kube-system")
+    name = models.CharField(max_length=253, default="schedlab-scheduler-config")
+    key = models.CharField(max_length=253, default="scheduler-config.yaml")
+
+    def __str__(self) -> str:
+        return f"{self.cluster} → ConfigMap {self.namespace}/{self.name}"
+
+
 class Application(models.Model):
-    """A profile version made active on a cluster; the latest row per cluster is active."""
+    """A profile version made active on a cluster.
+
+    The latest row per cluster whose ConfigMap write did not fail (or was not
+    needed) is active; a row still ``writing`` or ``failed`` is history only.
+    """
+
+    class ConfigMapStatus(models.TextChoices):
+        NONE = "", "not written (no apply target)"
+        WRITING = "writing", "writing"
+        WRITTEN = "written", "written"
+        FAILED = "failed", "failed"
+
+    INACTIVE = (ConfigMapStatus.WRITING, ConfigMapStatus.FAILED)
 
     cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="applications")
     version = models.ForeignKey(ProfileVersion, on_delete=models.PROTECT, related_name="+")
@@ -158,6 +187,11 @@ class Application(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     configmap = models.CharField(max_length=300, blank=True)
+    configmap_status = models.CharField(
+        max_length=10, choices=ConfigMapStatus.choices, default="", blank=True
+    )
+    configmap_resource_version = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-applied_at", "-id"]

@@ -39,7 +39,13 @@ def applications(cluster: Cluster) -> QuerySet[Application]:
 
 
 def active_application(cluster: Cluster) -> Application | None:
-    return applications(cluster).order_by("-id").first()
+    """The latest application whose ConfigMap write (if one was needed) succeeded."""
+    return (
+        applications(cluster)
+        .exclude(configmap_status__in=Application.INACTIVE)
+        .order_by("-id")
+        .first()
+    )
 
 
 def active_document(cluster: Cluster) -> str | None:

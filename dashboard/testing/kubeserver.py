@@ -31,6 +31,8 @@ from urllib.parse import parse_qs, urlparse
 
 import yaml
 
+from . import kubeserver_apply
+
 __all__ = ["RESOURCES", "KubeServer", "Resource"]
 
 
@@ -136,6 +138,9 @@ class KubeServer:
         self.bookmark_interval = bookmark_interval
         self.store = _Store(max_history)
         self.requests: list[str] = []  # "GET /api/v1/pods?..." for assertions
+        # ConfigMaps written by server-side apply (see kubeserver_apply)
+        self.configmaps: dict[tuple[str, str], dict[str, Any]] = {}
+        self.forbid_writes = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._watch_sockets: set[socket.socket] = set()
@@ -315,6 +320,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        cm = kubeserver_apply.PATH.match(url.path)
+        if cm is not None:
+            kubeserver_apply.get_configmap(self, cm["ns"], cm["name"])
+            return
         res = _BY_PATH.get(url.path)
         if res is None:
             self._send(404, _status(404, "NotFound", f"the server could not find {url.path}"))
@@ -331,6 +340,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._watch(res, query, reason)
         else:
             self._list(res, query, reason)
+
+    def do_PATCH(self) -> None:
+        """Server-side apply of ConfigMaps only (see kubeserver_apply)."""
+        self.kube.requests.append(
+            f"PATCH {self.path} {self.headers.get('Content-Type', '')}".rstrip()
+        )
+        if self.kube.token and self.headers.get("Authorization") != f"Bearer {self.kube.token}":
+            self._send(401, _status(401, "Unauthorized", "Unauthorized"))
+            return
+        kubeserver_apply.patch_configmap(self)
 
     def _list(self, res: Resource, query: dict[str, str], reason: str) -> None:
         store = self.kube.store

@@ -154,6 +154,7 @@ class ApplicationSerializer(serializers.ModelSerializer):
     applied_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     profile = serializers.CharField(source="version.profile.name", read_only=True)
     version_number = serializers.IntegerField(source="version.number", read_only=True)
+    took_effect = serializers.SerializerMethodField()
 
     class Meta:
         model = Application
@@ -168,8 +169,17 @@ class ApplicationSerializer(serializers.ModelSerializer):
             "dry_run",
             "forced",
             "rolled_back_from",
+            "configmap",
+            "configmap_status",
+            "configmap_resource_version",
+            "error",
+            "took_effect",
         ]
         read_only_fields = fields
+
+    def get_took_effect(self, app: Application) -> bool:
+        """False while its ConfigMap is being written or when that failed: history only."""
+        return app.configmap_status not in Application.INACTIVE
 
 
 class DryRunCreateSerializer(serializers.Serializer):

@@ -17,7 +17,7 @@ from dashboard.models import Cluster, Event, Node, Pod
 
 from .. import conf, selectors
 from ..models import DryRun, Profile, ProfileVersion
-from ..services import BadInput, NotCancellable
+from ..services import BadInput, ConfigMapWriteError, NotCancellable
 from ..services import dryruns as dryrun_services
 from ..services import profiles as profile_services
 from ..services.explain import explain_pod
@@ -51,6 +51,15 @@ class Base(viewsets.GenericViewSet):
             exc = ValidationError(exc.errors)
         elif isinstance(exc, NotCancellable):
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        elif isinstance(exc, ConfigMapWriteError):
+            # recorded (inactive, with the error); the active profile is unchanged
+            return Response(
+                {
+                    "detail": f"not applied: {exc}; the active profile is unchanged",
+                    "application": s.ApplicationSerializer(exc.application).data,
+                },
+                status=status.HTTP_502_BAD_GATEWAY if exc.upstream else status.HTTP_409_CONFLICT,
+            )
         elif isinstance(exc, ProtectedError):
             return Response(
                 {"detail": "in use by dry-runs or applications"}, status=status.HTTP_409_CONFLICT

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from .errors import ApplyGuardError, BadInput, Cancelled, NotCancellable
+from .errors import ApplyGuardError, BadInput, Cancelled, ConfigMapWriteError, NotCancellable
 
-__all__ = ["ApplyGuardError", "BadInput", "Cancelled", "NotCancellable"]
+__all__ = [
+    "ApplyGuardError",
+    "BadInput",
+    "Cancelled",
+    "ConfigMapWriteError",
+    "NotCancellable",
+]

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["ApplyGuardError", "BadInput", "Cancelled", "NotCancellable"]
+from typing import Any
+
+from dashboard.kube import KubeApiError, KubeConfigError, KubeError, KubeUnreachable
+
+__all__ = [
+    "ApplyGuardError",
+    "BadInput",
+    "Cancelled",
+    "ConfigMapWriteError",
+    "NotCancellable",
+]
 
 
 class BadInput(ValueError):
@@ -27,3 +37,20 @@ class NotCancellable(ValueError):
 
 class Cancelled(Exception):
     """Raised from the engine's progress callback to stop a cancelled run."""
+
+
+class ConfigMapWriteError(Exception):
+    """Applying needed a ConfigMap write and the cluster refused it or could not be reached.
+
+    ``application`` is the recorded (failed, inactive) row; ``upstream`` is True
+    when the cluster could not be reached or answered with a server error
+    (the API says 502), False when it refused the write (403, conflict: 409).
+    """
+
+    def __init__(self, application: Any, error: KubeError) -> None:
+        super().__init__(application.error or str(error))
+        self.application = application
+        self.error = error
+        self.upstream = isinstance(error, KubeUnreachable | KubeConfigError) or (
+            isinstance(error, KubeApiError) and error.code >= 500
+        )

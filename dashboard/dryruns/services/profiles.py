@@ -10,14 +10,17 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from dashboard.kube import KubeError
+from dashboard.kube.configmaps import apply_configmap
 from dashboard.models import Cluster
+from dashboard.services.clusters import kube_source
 from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate_config
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 
 from .. import conf
-from ..models import Application, DryRun, Profile, ProfileVersion
-from .errors import ApplyGuardError, BadInput
+from ..models import Application, ApplyTarget, DryRun, Profile, ProfileVersion
+from .errors import ApplyGuardError, BadInput, ConfigMapWriteError
 
 __all__ = [
     "ConfigProblem",
@@ -175,36 +178,94 @@ def apply_version(
         if not force:
             raise
         justified, forced = dry_run, True
-    with transaction.atomic():
-        return Application.objects.create(
-            cluster=cluster,
-            version=version,
-            applied_by=user if user is not None and user.is_authenticated else None,
-            dry_run=justified,
-            forced=forced,
+    return _activate(cluster, version, user=user, dry_run=justified, forced=forced)
+
+
+def _activate(
+    cluster: Cluster,
+    version: ProfileVersion,
+    *,
+    user: AbstractBaseUser | None,
+    dry_run: DryRun | None,
+    forced: bool,
+    rolled_back_from: Application | None = None,
+) -> Application:
+    """Record the application; with an apply target, only a written ConfigMap makes it active.
+
+    The row is committed as ``writing`` (inactive) before the cluster is
+    asked, so a crash between the two leaves history, never a half-applied
+    profile; the write's outcome then makes it ``written`` (active) or
+    ``failed`` (kept, with the error, and ``ConfigMapWriteError`` raised).
+    """
+    fields: dict[str, Any] = {
+        "cluster": cluster,
+        "version": version,
+        "applied_by": user if user is not None and user.is_authenticated else None,
+        "dry_run": dry_run,
+        "forced": forced,
+        "rolled_back_from": rolled_back_from,
+    }
+    target = ApplyTarget.objects.filter(cluster=cluster, enabled=True).first()
+    if target is None:
+        return Application.objects.create(**fields)
+    if not cluster.is_live:
+        raise BadInput.one(
+            "cluster",
+            f"{cluster.name} is an imported snapshot: there is no API server to write "
+            f"ConfigMap {target.namespace}/{target.name} to (disable its apply target)",
         )
+    app = Application.objects.create(
+        **fields,
+        configmap=f"{target.namespace}/{target.name}",
+        configmap_status=Application.ConfigMapStatus.WRITING,
+    )
+    try:
+        obj = apply_configmap(
+            kube_source(cluster),
+            target.namespace,
+            target.name,
+            {target.key: version.document},
+            labels={"app.kubernetes.io/managed-by": "schedlab"},
+            annotations={
+                "schedlab.io/profile": version.profile.name,
+                "schedlab.io/version": str(version.number),
+                "schedlab.io/application": str(app.pk),
+            },
+        )
+    except KubeError as exc:
+        app.configmap_status = Application.ConfigMapStatus.FAILED
+        app.error = f"writing ConfigMap {app.configmap} failed: {exc}"
+        app.save(update_fields=["configmap_status", "error"])
+        raise ConfigMapWriteError(app, exc) from None
+    app.configmap_status = Application.ConfigMapStatus.WRITTEN
+    app.configmap_resource_version = str((obj.get("metadata") or {}).get("resourceVersion", ""))
+    app.save(update_fields=["configmap_status", "configmap_resource_version"])
+    return app
 
 
 def rollback(cluster: Cluster, *, user: AbstractBaseUser | None = None) -> Application:
     """Re-apply the version that was active before the current one (recorded as a rollback)."""
     with transaction.atomic():
         Cluster.objects.select_for_update().get(pk=cluster.pk)
-        current = Application.objects.filter(cluster=cluster).order_by("-id").first()
+        active = Application.objects.filter(cluster=cluster).exclude(
+            configmap_status__in=Application.INACTIVE
+        )
+        current = active.order_by("-id").first()
         if current is None:
             raise BadInput.one("cluster", f"no profile was ever applied to {cluster.name}")
         previous = (
-            Application.objects.filter(cluster=cluster, id__lt=current.pk)
+            active.filter(id__lt=current.pk)
             .exclude(version=current.version)
             .order_by("-id")
             .first()
         )
         if previous is None:
             raise BadInput.one("cluster", "there is no earlier applied version to roll back to")
-        return Application.objects.create(
-            cluster=cluster,
-            version=previous.version,
-            applied_by=user if user is not None and user.is_authenticated else None,
-            dry_run=previous.dry_run,
-            forced=previous.forced,
-            rolled_back_from=current,
-        )
+    return _activate(
+        cluster,
+        previous.version,
+        user=user,
+        dry_run=previous.dry_run,
+        forced=previous.forced,
+        rolled_back_from=current,
+    )
