@@ -38,3 +38,8 @@ def explain_recheck_seconds() -> float:
     0 (the default) checks on every explanation: one aggregate query per request.
     """
     return float(_get("SCHEDLAB_EXPLAIN_RECHECK_SECONDS", 0.0))
+
+
+def reap_seconds() -> float:
+    """How often each Celery worker marks dry-runs whose worker died as failed (0: never)."""
+    return float(_get("SCHEDLAB_DRYRUN_REAP_SECONDS", 30.0))

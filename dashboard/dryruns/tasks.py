@@ -1,10 +1,27 @@
-"""Celery tasks: primitive ids in, one service call each."""
+"""Celery tasks: primitive ids in, one service call each; and the worker's reaper thread.
+
+Every worker reaps dry-runs whose worker died (no heartbeat for
+``SCHEDLAB_DRYRUN_STALE_SECONDS``) every ``SCHEDLAB_DRYRUN_REAP_SECONDS``: no
+beat process is needed, and several workers reaping at once is harmless (one
+guarded UPDATE).  The ``dryruns.reap_stale`` task stays for a beat schedule
+or a manual kick.
+"""
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
+import threading
 
+from celery import shared_task
+from celery.signals import worker_ready, worker_shutdown
+from django.db import close_old_connections
+
+from . import conf
 from .services.dryruns import reap_stale_runs, run_dry_run
+
+log = logging.getLogger(__name__)
+
+_stop = threading.Event()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, name="dryruns.run")
@@ -15,3 +32,30 @@ def run_dry_run_task(dry_run_id: int) -> str | None:
 @shared_task(name="dryruns.reap_stale")
 def reap_stale_dry_runs() -> int:
     return reap_stale_runs()
+
+
+def _reap_forever(interval: float) -> None:
+    while not _stop.wait(interval):
+        try:
+            n = reap_stale_runs()
+            if n:
+                log.warning("marked %d dry-run(s) whose worker stopped as failed", n)
+        except Exception:  # the database may be away for a while: try again next time
+            log.exception("reaping stale dry-runs failed")
+        finally:
+            close_old_connections()
+
+
+@worker_ready.connect
+def _start_reaper(**_: object) -> None:
+    interval = conf.reap_seconds()
+    if interval > 0:
+        _stop.clear()
+        threading.Thread(
+            target=_reap_forever, args=(interval,), name="dryrun-reaper", daemon=True
+        ).start()
+
+
+@worker_shutdown.connect
+def _stop_reaper(**_: object) -> None:
+    _stop.set()

@@ -1,7 +1,14 @@
-"""Dry-runs: create (freeze the state), run on a worker, cancel, reap lost runs, compare."""
+"""Dry-runs: create (freeze the state), run on a worker, cancel, reap lost runs, compare.
+
+The request checks what is cheap (sizes, the shape, kinds and names of every
+object, the full parse of configs, workload templates and the few
+non-Pod/Node objects) and answers 400 naming the field; the worker parses the
+thousands of pods and nodes and fails the run with the object and field named.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from datetime import timedelta
@@ -63,10 +70,70 @@ def _snapshot_objects(snapshot: Any) -> list[dict[str, Any]]:
 
 
 def _check_objects(objects: list[dict[str, Any]], field: str) -> None:
+    """The engine's full parse: names the object and field of the first bad one."""
     try:
         build_cluster(objects, source=field)
     except InputError as exc:
         raise BadInput.one(field, exc.one_line()) from None
+
+
+# Kinds whose full parse is cheap (few objects): checked in the request.  Pods
+# and Nodes, thousands of them, get the structural check here and the full
+# parse in the worker, which fails the run naming the object and field.
+_DEEP_IN_WORKER = frozenset({"Pod", "Node"})
+
+
+def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
+    """Shape, kinds and names of every object (cheap); 400 naming ``field[i].path``."""
+    seen: dict[tuple[str, str, str], int] = {}
+    cheap: list[dict[str, Any]] = []
+    for i, o in enumerate(objects):
+        where = f"{field}[{i}]"
+        if not isinstance(o, dict):
+            raise BadInput.one(where, "must be a Kubernetes object (a mapping)")
+        kind = o.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise BadInput.one(f"{where}.kind", "is required")
+        meta = o.get("metadata")
+        if not isinstance(meta, dict):
+            raise BadInput.one(f"{where}.metadata", "must be a mapping")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise BadInput.one(f"{where}.metadata.name", "is required")
+        ns = meta.get("namespace", "")
+        if not isinstance(ns, str):
+            raise BadInput.one(f"{where}.metadata.namespace", "must be a string")
+        for part in ("labels", "annotations"):
+            if meta.get(part) is not None and not isinstance(meta[part], dict):
+                raise BadInput.one(f"{where}.metadata.{part}", "must be a mapping")
+        for part in ("spec", "status"):
+            if o.get(part) is not None and not isinstance(o[part], dict):
+                raise BadInput.one(f"{where}.{part}", "must be a mapping")
+        if kind == "Pod":
+            containers = (o.get("spec") or {}).get("containers")
+            if not isinstance(containers, list) or not all(isinstance(c, dict) for c in containers):
+                raise BadInput.one(f"{where}.spec.containers", "must be a list of containers")
+        key = (kind, ns or ("default" if kind == "Pod" else ""), name)
+        if key in seen:
+            raise BadInput.one(
+                f"{where}.metadata.name",
+                f"duplicate {kind} {'/'.join(filter(None, key[1:]))} (also {field}[{seen[key]}])",
+            )
+        seen[key] = i
+        if kind not in _DEEP_IN_WORKER:
+            cheap.append(o)
+    if cheap:
+        _check_objects(cheap, field)
+
+
+def _check_workload(pods: list[dict[str, Any]]) -> None:
+    """Full parse of one pod per distinct template: replicas differ only in names."""
+    distinct: dict[str, dict[str, Any]] = {}
+    for p in pods:
+        meta = {k: v for k, v in (p.get("metadata") or {}).items() if k not in ("name", "uid")}
+        key = json.dumps([meta, p.get("spec")], sort_keys=True, default=str)
+        distinct.setdefault(key, p)
+    _check_objects(list(distinct.values()), "workload")
 
 
 def create_dry_run(
@@ -88,13 +155,14 @@ def create_dry_run(
         parse_config(inline_config, prefix="inline_config")
     pods = expand_workload(workload)
     if pods:
-        _check_objects(pods, "workload")
+        _check_workload(pods)
     if source == DryRun.Source.SNAPSHOT:
         if snapshot is None:
             raise BadInput.one("snapshot", "is required when source is snapshot")
         objects = _snapshot_objects(snapshot)
         resource_versions: dict[str, Any] = {}
-        _check_objects(objects + pods, "snapshot")
+        # the full parse of pods and nodes happens in the worker (see _check_structure)
+        _check_structure(objects + pods, "snapshot")
     elif source == DryRun.Source.MIRROR:
         if snapshot is not None:
             raise BadInput.one("snapshot", "only with source snapshot")

@@ -1,0 +1,106 @@
+"""The worker's half of the work: the full parse of uploaded pods and nodes, and the reaper.
+
+The request only checks the snapshot's shape (400 naming the field); a pod
+whose fields do not parse fails the run on the worker with the object and
+field named.  Every worker reaps runs whose worker died, without any read.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from dashboard.dryruns.models import DryRun
+
+from .conftest import ROOT, poll_dry_run
+from .synthetic import fleet, pod
+
+
+def _post(client, cluster, snapshot):
+    return client.post(
+        "/api/v1/dry-runs/",
+        {"cluster": cluster.pk, "source": "snapshot", "snapshot": snapshot},
+        format="json",
+    )
+
+
+def test_a_snapshot_of_the_wrong_shape_is_400_naming_the_item(operator, demo_cluster):
+    cases = [
+        ([*fleet(1), {"kind": "Pod", "metadata": {}}], "snapshot[1].metadata.name"),
+        ([{"metadata": {"name": "x"}}], "snapshot[0].kind"),
+        ([{"kind": "Pod", "metadata": {"name": "p"}, "spec": {}}], "snapshot[0].spec.containers"),
+        ([pod(1), pod(1)], "snapshot[1].metadata.name"),
+        (
+            [{"kind": "Node", "metadata": {"name": "n", "labels": ["a"]}}],
+            "snapshot[0].metadata.labels",
+        ),
+    ]
+    for snapshot, field in cases:
+        r = _post(operator, demo_cluster, snapshot)
+        assert r.status_code == 400 and field in r.json(), (field, r.content)
+    assert not DryRun.objects.exists()
+
+
+def test_a_pod_that_does_not_parse_fails_the_run_naming_pod_and_field(
+    worker, operator, demo_cluster
+):
+    bad = pod(2)
+    bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots"
+    r = _post(operator, demo_cluster, [*fleet(2), pod(1), bad])
+    assert r.status_code == 202, r.content
+    run = poll_dry_run(operator, r.json()["id"])
+    assert run["status"] == "failed"
+    assert "Pod default/pod-2" in run["error"]
+    assert "spec.containers[0].resources.requests.cpu" in run["error"]
+
+
+def test_every_worker_reaps_runs_whose_worker_died(demo_cluster, transactional_db):
+    old = timezone.now() - timedelta(hours=1)
+    lost = DryRun.objects.create(
+        cluster=demo_cluster, snapshot=b"", status="running", started_at=old, heartbeat_at=old
+    )
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
+        "SCHEDLAB_TEST_ID": settings.TEST_ID,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "SCHEDLAB_DRYRUN_REAP_SECONDS": "0.3",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "schedlab",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-Q",
+            f"reaper-test-{os.getpid()}",  # its own queue: it takes no other test's runs
+        ],
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            lost.refresh_from_db()
+            if lost.status != "running":
+                break
+            time.sleep(0.2)
+        assert lost.status == "failed" and "heartbeat" in lost.error
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
