@@ -8,7 +8,18 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    Count,
+    Exists,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    TextField,
+    Value,
+)
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
@@ -217,15 +228,19 @@ def top_reasons(cluster: Cluster, limit: int = TOP_REASONS) -> tuple[list[dict[s
             grouped[message] = grouped.get(message, 0) + 1
         source = "engine"
     else:
+        # Events of pods still pending, grouped by message in SQL (a semi-join,
+        # not a subquery per pod); pods of one workload share their message.
+        still_pending = _pending(cluster).filter(
+            namespace=OuterRef("involved_namespace"), name=OuterRef("involved_name")
+        )
         rows = (
-            _pending(cluster)
-            .annotate(msg=_latest_message())
-            .exclude(msg=None)
-            .values("msg")
-            .annotate(n=Count("id"))
+            Event.objects.filter(cluster=cluster, reason="FailedScheduling")
+            .filter(Exists(still_pending))
+            .values("message")
+            .annotate(n=Count("involved_name", distinct=True))
             .order_by()
         )
-        grouped = {r["msg"]: r["n"] for r in rows}
+        grouped = {r["message"]: r["n"] for r in rows}
         source = "events"
     pods: dict[str, int] = {}
     nodes: dict[str, int] = {}
@@ -530,17 +545,9 @@ def gpu_topology(cluster: Cluster) -> dict[str, Any]:
         .annotate(
             zone=_label(ZONE_LABEL),
             product=_label("nvidia.com/gpu.product"),
-            **{f"pool{i}": _label(k) for i, k in enumerate(POOL_LABELS)},
+            pool=Coalesce(*(_label(k) for k in POOL_LABELS), Value(""), output_field=TextField()),
         )
-        .values(
-            "name",
-            "gpu_allocatable",
-            "unschedulable",
-            "ready",
-            "zone",
-            "product",
-            *(f"pool{i}" for i in range(len(POOL_LABELS))),
-        )
+        .values("name", "gpu_allocatable", "unschedulable", "ready", "zone", "product", "pool")
         .order_by("name")
     )
     used_rows = (
@@ -566,7 +573,7 @@ def gpu_topology(cluster: Cluster) -> dict[str, Any]:
     products: dict[str, int] = {}
     free_list = []
     for n in nodes:
-        pool = next((n[f"pool{i}"] for i in range(len(POOL_LABELS)) if n[f"pool{i}"]), "")
+        pool = n["pool"]
         group = f"{pool or 'no pool'} / {n['zone'] or 'no zone'}"
         free = max(n["gpu_allocatable"] - used.get(n["name"], 0), 0)
         usable = n["ready"] and not n["unschedulable"]
