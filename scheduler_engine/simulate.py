@@ -454,12 +454,16 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
         message = att.fit_error.error()
     else:
         message = att.message
+    # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
+    # one from the input snapshot stays when PostFilter leaves it alone, and another
+    # pod's preemption may have cleared it; a bound pod reports its preemption's node
+    nominated = st.nominated if status == STATUS_SCHEDULED else (pod.nominated_node_name or None)
     r = PodResult(
         pod.key,
         status,
         node=att.node if status == STATUS_SCHEDULED else None,
         message=truncate_message(message),
-        nominated_node=st.nominated,
+        nominated_node=nominated,
         victims=list(dict.fromkeys(st.victims)),
         profile=st.fwk.profile_name,
         attempts=st.attempts,

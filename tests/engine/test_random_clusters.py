@@ -233,7 +233,11 @@ def check_message(msg: str, n: int, nominated: str | None, policy: str) -> None:
         assert nominated, f"no preemption part without a nomination: {msg}"
         parse_histogram(body[:-1], n)
         return
-    assert not nominated, f"a nominated pod's message has no preemption part: {msg}"
+    # a pod not eligible to preempt keeps the nomination it came with (PostFilter
+    # leaves it alone); any other nominated pod's message has no preemption part
+    assert not nominated or tail in NOT_ELIGIBLE, (
+        f"a nominated pod's message has no preemption part: {msg}"
+    )
     if HIST_ITEM.match(head):
         parse_histogram(head, n)
     if tail in NOT_ELIGIBLE:
