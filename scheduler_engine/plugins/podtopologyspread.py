@@ -17,8 +17,12 @@ changes nothing), TaintTolerationComparisonOperators is off.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, NodeScore, Status
 from ..framework.cycle_state import StateData
@@ -343,7 +347,14 @@ class CriticalPaths:
 
 
 class PreFilterState(StateData):
-    __slots__ = ("constraints", "critical_paths", "self_match", "tp_value_to_match_num")
+    __slots__ = (
+        "constraints",
+        "critical_paths",
+        "domain_counts",
+        "index",
+        "self_match",
+        "tp_value_to_match_num",
+    )
 
     def __init__(
         self,
@@ -357,6 +368,10 @@ class PreFilterState(StateData):
         self.tp_value_to_match_num = tp_value_to_match_num
         # 1 when the incoming pod matches the constraint's own selector
         self.self_match = self_match
+        # filter_batch's view of tp_value_to_match_num: per constraint, counts by the
+        # index's domain ids; dropped as soon as AddPod/RemovePod change the dicts
+        self.index: _SpreadIndex | None = None
+        self.domain_counts: list[np.ndarray] | None = None
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         # fewer eligible domains than minDomains: the global minimum is taken as 0
@@ -365,19 +380,26 @@ class PreFilterState(StateData):
         return self.critical_paths[i].n0
 
     def clone(self) -> PreFilterState:
-        return PreFilterState(
+        c = PreFilterState(
             self.constraints,
             [p.copy() for p in self.critical_paths],
             [dict(m) for m in self.tp_value_to_match_num],
             self.self_match,
         )
+        # the arrays are never written in place: sharing them is safe
+        c.index = self.index
+        c.domain_counts = self.domain_counts
+        return c
 
 
 class PreScoreState(StateData):
     __slots__ = (
+        "batch_ignored",
         "constraints",
         "count_ids",
+        "ignored_mask",
         "ignored_nodes",
+        "index",
         "normalizing_weight",
         "tp_value_to_pod_counts",
     )
@@ -388,6 +410,11 @@ class PreScoreState(StateData):
         self.tp_value_to_pod_counts: list[dict[str, int]] = []
         self.normalizing_weight: list[float] = []
         self.count_ids: list[int] = []
+        # fast path: the index, ignored nodes as a mask over its rows, and the ignored
+        # mask of the nodes score_batch last scored (normalize_score_batch gets no nodes)
+        self.index: _SpreadIndex | None = None
+        self.ignored_mask: np.ndarray | None = None
+        self.batch_ignored: np.ndarray | None = None
 
     def clone(self) -> PreScoreState:
         # read-only after PreScore, as upstream
@@ -450,6 +477,374 @@ def _go_round(x: float) -> int:
     return int(math.copysign(r, x))
 
 
+# -- incremental, vectorised views ----------------------------------------------
+#
+# Per snapshot (in ``Snapshot.extensions``): for each topology key a per-node domain
+# id; for each (selector, namespace) the matching-pod count of every node; for each
+# (counts, topology key, eligible nodes) the per-domain sums.  All are brought up to
+# date from ``Snapshot.change_log`` (only nodes whose pods changed are recounted),
+# and node eligibility (required labels, nodeAffinityPolicy, nodeTaintsPolicy) is
+# evaluated once per distinct node signature.  They give exactly what the per-node
+# loops (kept as the reference, used whenever the nodes are not the snapshot's own)
+# give, in the same domain order.
+
+_INDEX_KEY = "plugins.podtopologyspread.index"
+_CACHE_LIMIT = 64
+# below this many domains the critical paths are found by the plain loop
+_NUMPY_PATHS_MIN = 32
+
+
+class _Domains:
+    """One topology key: a domain id per node (-1 without the label)."""
+
+    __slots__ = ("blank_ids", "ids", "index_of", "values")
+
+    def __init__(self, nodes: Sequence[NodeInfo], key: str) -> None:
+        index_of: dict[str, int] = {}
+        ids = np.empty(len(nodes), dtype=np.intp)
+        for i, ni in enumerate(nodes):
+            v = ni.node.labels.get(key)
+            if v is None:
+                ids[i] = -1
+                continue
+            d = index_of.get(v)
+            if d is None:
+                d = index_of[v] = len(index_of)
+            ids[i] = d
+        # PreScore reads a missing label as "" (the domain of nodes labelled "")
+        blank = index_of.get("")
+        if blank is None:
+            blank = index_of[""] = len(index_of)
+        self.index_of = index_of
+        self.values = list(index_of)
+        self.ids = ids
+        self.blank_ids = np.where(ids < 0, blank, ids)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+class _NodeCounts:
+    """Matching pods (namespace, selector; terminating pods left out) per node."""
+
+    __slots__ = ("counts", "log_pos", "ns", "selector")
+
+    def __init__(self, selector: LabelSelector, ns: str, n: int) -> None:
+        self.selector = selector
+        self.ns = ns
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.log_pos = -1
+
+    def refresh(self, nodes: Sequence[NodeInfo], log: list[int]) -> None:
+        if self.selector.empty:
+            # selects no pod for counting (upstream counts nothing for an empty selector)
+            self.log_pos = len(log)
+            return
+        sel, ns, counts = self.selector, self.ns, self.counts
+        if self.log_pos < 0 or len(log) - self.log_pos >= len(nodes):
+            touched: Iterable[int] = range(len(nodes))
+        else:
+            touched = set(log[self.log_pos :])
+        for i in touched:
+            pods = nodes[i].pods
+            counts[i] = _count_matching(pods, sel, ns) if pods else 0
+        self.log_pos = len(log)
+
+
+class _DomainSums:
+    """Per-domain sums of one _NodeCounts over eligible nodes, in first-seen order."""
+
+    __slots__ = ("counts_dict", "elig", "ids", "log_pos", "order", "paths", "seen", "sums")
+
+    def __init__(
+        self,
+        node_counts: _NodeCounts,
+        ids: np.ndarray,
+        n_dom: int,
+        elig: np.ndarray,
+        log_len: int,
+    ) -> None:
+        elig = elig & (ids >= 0)
+        self.elig = elig
+        self.ids = ids
+        counts = node_counts.counts
+        self.seen = counts.copy()
+        rows = np.flatnonzero(elig)
+        dom = ids[rows]
+        self.sums = np.bincount(dom, weights=counts[rows], minlength=n_dom).astype(np.int64)
+        # eligible domains in the order of their first eligible node (the per-node loop's order)
+        uniq, first = np.unique(dom, return_index=True)
+        self.order: np.ndarray = uniq[np.argsort(first, kind="stable")]
+        self.counts_dict: dict[str, int] | None = None
+        self.paths: CriticalPaths | None = None
+        self.log_pos = log_len
+
+    def refresh(self, node_counts: _NodeCounts, log: list[int], values: list[str]) -> None:
+        if self.log_pos == len(log):
+            return
+        segment = log[self.log_pos :]
+        self.log_pos = len(log)
+        if len(segment) <= 8:
+            # one or two pods bound per cycle: scalar updates beat numpy's set-up cost
+            counts, seen, elig, ids, sums = (
+                node_counts.counts,
+                self.seen,
+                self.elig,
+                self.ids,
+                self.sums,
+            )
+            touched: set[int] = set()
+            for j in set(segment):
+                delta = int(counts[j]) - int(seen[j])
+                if delta:
+                    seen[j] += delta
+                    if elig[j]:
+                        k = int(ids[j])
+                        sums[k] += delta
+                        touched.add(k)
+            if touched:
+                self._touched(touched, values)
+            return
+        changed = np.unique(np.asarray(segment, dtype=np.intp))
+        now = node_counts.counts[changed]
+        delta = now - self.seen[changed]
+        self.seen[changed] = now
+        hit = self.elig[changed] & (delta != 0)
+        if not hit.any():
+            return
+        dom = self.ids[changed[hit]]
+        np.add.at(self.sums, dom, delta[hit])
+        self._touched(set(dom.tolist()), values)
+
+    def _touched(self, domains: set[int], values: list[str]) -> None:
+        d = self.counts_dict
+        if d is not None:
+            sums = self.sums
+            # updating a value keeps the dict's (first-seen) order
+            for k in domains:
+                d[values[k]] = int(sums[k])
+        self.paths = None
+
+    def as_dict(self, values: list[str]) -> dict[str, int]:
+        d = self.counts_dict
+        if d is None:
+            order = self.order.tolist()
+            d = self.counts_dict = dict(
+                zip([values[k] for k in order], self.sums[order].tolist(), strict=True)
+            )
+        return d
+
+    def critical_paths(self, values: list[str]) -> CriticalPaths:
+        p = self.paths
+        if p is None:
+            p = self.paths = _critical_paths(self.as_dict(values), self.sums[self.order])
+        return p
+
+
+def _critical_paths(counts: Mapping[str, int], ordered: np.ndarray) -> CriticalPaths:
+    """CriticalPaths built by updating with ``counts`` in order (``ordered``: its values).
+
+    Built from scratch with distinct domains, the pair is the two smallest counts,
+    ties to the earlier domain; "" is special in ``update`` (the initial empty
+    slots), so with it, or few domains, the loop itself runs.
+    """
+    p = CriticalPaths()
+    if len(counts) < _NUMPY_PATHS_MIN or "" in counts:
+        for v, num in counts.items():
+            p.update(v, num)
+        return p
+    keys = list(counts)
+    k0 = int(np.argmin(ordered))
+    rest = ordered.copy()
+    rest[k0] = np.iinfo(np.int64).max
+    k1 = int(np.argmin(rest))
+    p.v0, p.n0 = keys[k0], int(ordered[k0])
+    p.v1, p.n1 = keys[k1], int(ordered[k1])
+    return p
+
+
+def _reads_node_name(pod: Pod) -> bool:
+    if LABEL_HOSTNAME in pod.node_selector:
+        return True
+    req = pod.required_node_affinity
+    if req is None:
+        return False
+    for t in req.terms:
+        if t.fields is not None:
+            return True
+        if t.expressions is not None and any(
+            r.key == LABEL_HOSTNAME for r in t.expressions.requirements
+        ):
+            return True
+    return False
+
+
+class _SpreadIndex:
+    """The per-snapshot views (see above)."""
+
+    __slots__ = (
+        "_aff",
+        "_domains",
+        "_keys",
+        "_node_counts",
+        "_sums",
+        "_taints",
+        "handle",
+        "n",
+        "snap",
+    )
+
+    def __init__(self, snap: Any, handle: Handle | None) -> None:
+        self.snap = snap
+        self.handle = handle
+        self.n = len(snap.node_info_list)
+        self._domains: dict[str, _Domains] = {}
+        self._node_counts: OrderedDict[tuple[LabelSelector, str], _NodeCounts] = OrderedDict()
+        self._sums: OrderedDict[tuple[Any, ...], _DomainSums] = OrderedDict()
+        self._keys: dict[frozenset[str], np.ndarray] = {}
+        self._aff: OrderedDict[Any, np.ndarray] = OrderedDict()
+        self._taints: OrderedDict[Any, np.ndarray] = OrderedDict()
+
+    @staticmethod
+    def of(handle: Handle | None) -> _SpreadIndex | None:
+        if handle is None:
+            return None
+        try:
+            snap = handle.snapshot()
+        except Exception:  # a handle without a snapshot (unit tests)
+            return None
+        if snap is None:
+            return None
+        ext = getattr(snap, "extensions", None)
+        if ext is None or not hasattr(snap, "change_log"):
+            return None
+        idx = ext.get(_INDEX_KEY)
+        if idx is None or idx.snap is not snap or idx.n != len(snap.node_info_list):
+            idx = ext[_INDEX_KEY] = _SpreadIndex(snap, handle)
+        return idx
+
+    def domains(self, key: str) -> _Domains:
+        d = self._domains.get(key)
+        if d is None:
+            d = self._domains[key] = _Domains(self.snap.node_info_list, key)
+        return d
+
+    def node_counts(self, selector: LabelSelector, ns: str) -> _NodeCounts:
+        key = (selector, ns)
+        nc = self._node_counts.get(key)
+        if nc is None:
+            nc = self._node_counts[key] = _NodeCounts(selector, ns, len(self.snap.node_info_list))
+            if len(self._node_counts) > _CACHE_LIMIT:
+                self._node_counts.popitem(last=False)
+        else:
+            self._node_counts.move_to_end(key)
+        nc.refresh(self.snap.node_info_list, self.snap.change_log)
+        return nc
+
+    # -- eligibility ---------------------------------------------------------------
+    def has_keys(self, keys: frozenset[str]) -> np.ndarray:
+        m = self._keys.get(keys)
+        if m is None:
+            m = np.ones(len(self.snap.node_info_list), dtype=bool)
+            for k in keys:
+                m &= self.domains(k).ids >= 0
+            self._keys[keys] = m
+        return m
+
+    def _signatures(self) -> Any:
+        from .helper import signatures_for
+
+        nodes = self.snap.node_info_list
+        tab, rows = signatures_for(self.handle, nodes)
+        return tab, rows
+
+    def affinity_mask(self, pod: Pod) -> tuple[Any, np.ndarray]:
+        key = (tuple(pod.node_selector.items()), pod.required_node_affinity)
+        m = self._aff.get(key)
+        if m is None:
+            nodes = self.snap.node_info_list
+            if _reads_node_name(pod):
+                m = np.fromiter(
+                    (_required_node_affinity_matches(pod, ni.node) for ni in nodes),
+                    dtype=bool,
+                    count=len(nodes),
+                )
+            else:
+                tab, rows = self._signatures()
+                m = tab.by_label_set(
+                    rows, lambda node: _required_node_affinity_matches(pod, node), np.bool_
+                )
+            self._aff[key] = m
+            if len(self._aff) > _CACHE_LIMIT:
+                self._aff.popitem(last=False)
+        return key, m
+
+    def taints_mask(self, pod: Pod) -> tuple[Any, np.ndarray]:
+        key = pod.tolerations
+        m = self._taints.get(key)
+        if m is None:
+            tols = pod.tolerations
+            tab, rows = self._signatures()
+            m = tab.by_taint_set(
+                rows,
+                lambda taints: find_untolerated(taints, tols, _DO_NOT_SCHEDULE_EFFECTS) is None,
+                np.bool_,
+            )
+            self._taints[key] = m
+            if len(self._taints) > _CACHE_LIMIT:
+                self._taints.popitem(last=False)
+        return key, m
+
+    def eligible(
+        self, pod: Pod, c: Constraint, keys: frozenset[str] | None
+    ) -> tuple[tuple[Any, ...], np.ndarray]:
+        """Nodes a constraint counts on: all ``keys`` present and included by its policies."""
+        m = self.has_keys(keys) if keys else None
+        aff_key = taint_key = None
+        if c.affinity_honor:
+            aff_key, am = self.affinity_mask(pod)
+            m = am if m is None else m & am
+        if c.taints_honor:
+            taint_key, tm = self.taints_mask(pod)
+            m = tm if m is None else m & tm
+        if m is None:
+            m = np.ones(len(self.snap.node_info_list), dtype=bool)
+        return (keys, c.affinity_honor, aff_key, c.taints_honor, taint_key), m
+
+    def domain_sums(
+        self, pod: Pod, c: Constraint, keys: frozenset[str] | None, blank: bool
+    ) -> tuple[_DomainSums, _Domains]:
+        nc = self.node_counts(c.selector, pod.namespace)
+        doms = self.domains(c.topology_key)
+        elig_key, elig = self.eligible(pod, c, keys)
+        key = (c.selector, pod.namespace, c.topology_key, blank, elig_key)
+        ds = self._sums.get(key)
+        log = self.snap.change_log
+        if ds is None:
+            ds = _DomainSums(nc, doms.blank_ids if blank else doms.ids, len(doms), elig, len(log))
+            self._sums[key] = ds
+            if len(self._sums) > _CACHE_LIMIT:
+                self._sums.popitem(last=False)
+        else:
+            self._sums.move_to_end(key)
+            ds.refresh(nc, log, doms.values)
+        return ds, doms
+
+    def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
+        """Rows of ``nodes`` (the snapshot's own NodeInfos) or None."""
+        own = self.snap.node_info_list
+        if nodes is own:
+            return np.arange(len(own), dtype=np.intp)
+        idx = [ni.index for ni in nodes]
+        n = len(own)
+        for i in idx:
+            if not 0 <= i < n:
+                return None
+        if not all(map(operator.is_, [own[i] for i in idx], nodes)):
+            return None
+        return np.array(idx, dtype=np.intp)
+
+
 # -- the plugin -----------------------------------------------------------------
 
 
@@ -461,10 +856,13 @@ class PodTopologySpread:
         default_constraints: Sequence[Mapping[str, Any]] = (),
         system_defaulted: bool = False,
         handle: Handle | None = None,
+        incremental: bool = True,
     ) -> None:
         self.default_constraints = tuple(default_constraints)
         self.system_defaulted = system_defaulted
         self.handle = handle
+        # False keeps to the per-node loops (the reference the fast paths are tested against)
+        self.incremental = incremental
         # Matching-pod counts per node, reused across cycles while the node's pods are
         # unchanged: (selector, namespace) → small id; node name → {id: (NodeInfo, generation, count)}.
         # The NodeInfo identity check keeps preemption's clones and new snapshots apart.
@@ -544,8 +942,41 @@ class PodTopologySpread:
             )
         if not constraints:
             return None, Status(Code.SKIP)
-        state.write(PRE_FILTER_STATE_KEY, self._cal_pre_filter_state(pod, constraints, nodes))
+        index = self._index_for(nodes)
+        if index is not None:
+            st = self._fast_pre_filter_state(index, pod, constraints)
+        else:
+            st = self._cal_pre_filter_state(pod, constraints, nodes)
+        state.write(PRE_FILTER_STATE_KEY, st)
         return None, None
+
+    def _index_for(self, nodes: Sequence[NodeInfo]) -> _SpreadIndex | None:
+        """The snapshot's index when ``nodes`` is the snapshot's own node list."""
+        if not self.incremental:
+            return None
+        index = _SpreadIndex.of(self.handle)
+        if index is None or nodes is not index.snap.node_info_list:
+            return None
+        return index
+
+    def _fast_pre_filter_state(
+        self, index: _SpreadIndex, pod: Pod, constraints: list[Constraint]
+    ) -> PreFilterState:
+        keys = frozenset(c.topology_key for c in constraints)
+        counts: list[dict[str, int]] = []
+        paths: list[CriticalPaths] = []
+        arrays: list[np.ndarray] = []
+        for c in constraints:
+            ds, doms = index.domain_sums(pod, c, keys, False)
+            counts.append(dict(ds.as_dict(doms.values)))
+            paths.append(ds.critical_paths(doms.values).copy())
+            arrays.append(ds.sums.copy())
+        pod_labels = pod.labels
+        self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
+        st = PreFilterState(constraints, paths, counts, self_match)
+        st.index = index
+        st.domain_counts = arrays
+        return st
 
     def _cal_pre_filter_state(
         self, pod: Pod, constraints: list[Constraint], nodes: Sequence[NodeInfo]
@@ -626,6 +1057,7 @@ class PodTopologySpread:
                 continue
             if not policy.includes(c, node):
                 continue
+            s.domain_counts = None
             v = labels[c.topology_key]
             d = s.tp_value_to_match_num[i]
             d[v] = d.get(v, 0) + delta
@@ -650,6 +1082,40 @@ class PodTopologySpread:
             if skew > c.max_skew:
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """``filter(...) is None`` for every node, decided per domain and broadcast."""
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            raise KeyError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        n = len(nodes)
+        if not s.constraints:
+            return np.ones(n, dtype=bool)
+        index = s.index if self.incremental else None
+        rows = index.rows(nodes) if index is not None else None
+        if index is None or rows is None:
+            filt = self.filter
+            return np.fromiter((filt(state, pod, ni) is None for ni in nodes), dtype=bool, count=n)
+        ok = np.ones(n, dtype=bool)
+        arrays = s.domain_counts
+        counts = s.tp_value_to_match_num
+        for i, c in enumerate(s.constraints):
+            doms = index.domains(c.topology_key)
+            ids = doms.ids[rows]
+            if arrays is not None:
+                per_domain = arrays[i]
+            else:
+                # AddPod/RemovePod changed the counts: read them back from the dict
+                per_domain = np.zeros(len(doms), dtype=np.int64)
+                index_of = doms.index_of
+                for v, num in counts[i].items():
+                    k = index_of.get(v)
+                    if k is not None:
+                        per_domain[k] = num
+            min_match = s.min_match_num(i, c.min_domains)
+            passes = (per_domain + (s.self_match[i] - min_match)) <= c.max_skew
+            ok &= (ids >= 0) & passes[np.maximum(ids, 0)]
+        return ok
 
     # -- PreScore ----------------------------------------------------------------
     def _all_nodes(self, filtered: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
@@ -680,6 +1146,16 @@ class PodTopologySpread:
         s = PreScoreState()
         s.constraints = constraints
         n = len(constraints)
+        ns = pod.namespace
+        index = _SpreadIndex.of(self.handle) if self.incremental else None
+        rows = None
+        if index is not None and all_nodes is index.snap.node_info_list:
+            rows = index.rows(nodes)
+        if index is not None and rows is not None:
+            self._fast_pre_score_state(index, s, pod, constraints, nodes, rows, require_all)
+            s.count_ids = [self._count_id(c.selector, ns) for c in constraints]
+            state.write(PRE_SCORE_STATE_KEY, s)
+            return None
         counts: list[dict[str, int]] = [{} for _ in range(n)]
         is_host = [c.topology_key == LABEL_HOSTNAME for c in constraints]
         ignored = s.ignored_nodes
@@ -698,7 +1174,6 @@ class PodTopologySpread:
             size = len(nodes) - len(ignored) if is_host[i] else len(counts[i])
             weights.append(topology_normalizing_weight(size))
 
-        ns = pod.namespace
         cids = [self._count_id(c.selector, ns) for c in constraints]
         policy = _NodePolicy(pod)
         for ni in all_nodes:
@@ -724,6 +1199,47 @@ class PodTopologySpread:
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
+    @staticmethod
+    def _fast_pre_score_state(
+        index: _SpreadIndex,
+        s: PreScoreState,
+        pod: Pod,
+        constraints: list[Constraint],
+        nodes: Sequence[NodeInfo],
+        rows: np.ndarray,
+        require_all: bool,
+    ) -> None:
+        keys = frozenset(c.topology_key for c in constraints) if require_all else None
+        ignored = s.ignored_nodes
+        kept = rows
+        mask = np.zeros(index.n, dtype=bool)
+        if keys:
+            has = index.has_keys(keys)[rows]
+            if not has.all():
+                missing = np.flatnonzero(~has)
+                ignored.update(nodes[j].node.name for j in missing.tolist())
+                mask[rows[missing]] = True
+                kept = rows[has]
+        counts: list[dict[str, int]] = []
+        weights: list[float] = []
+        for c in constraints:
+            if c.topology_key == LABEL_HOSTNAME:
+                # per-node counts are taken in Score
+                counts.append({})
+                weights.append(topology_normalizing_weight(len(nodes) - len(ignored)))
+                continue
+            doms = index.domains(c.topology_key)
+            # the candidate nodes' domains (a missing label reads as ""), counted over all nodes
+            seen = np.unique(doms.blank_ids[kept]).tolist()
+            ds, _ = index.domain_sums(pod, c, keys, True)
+            values = doms.values
+            counts.append(dict(zip([values[k] for k in seen], ds.sums[seen].tolist(), strict=True)))
+            weights.append(topology_normalizing_weight(len(seen)))
+        s.tp_value_to_pod_counts = counts
+        s.normalizing_weight = weights
+        s.index = index
+        s.ignored_mask = mask
+
     # -- Score -------------------------------------------------------------------
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
@@ -745,8 +1261,81 @@ class PodTopologySpread:
             score += _score_for_count(cnt, c.max_skew, s.normalizing_weight[i])
         return _go_round(score)
 
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """``score(...)`` for every node: per-domain counts broadcast through domain ids."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            raise KeyError(f'reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        n = len(nodes)
+        index = s.index if self.incremental else None
+        rows = index.rows(nodes) if index is not None else None
+        if index is None or rows is None or s.ignored_mask is None:
+            out = np.empty(n, dtype=np.int64)
+            for k, ni in enumerate(nodes):
+                v = self.score(state, pod, ni)
+                if isinstance(v, Status):
+                    raise RuntimeError(v.message())
+                out[k] = v
+            ignored = s.ignored_nodes
+            s.batch_ignored = np.fromiter(
+                (ni.node.name in ignored for ni in nodes), dtype=bool, count=n
+            )
+            return out
+        acc = np.zeros(n, dtype=np.float64)
+        for i, c in enumerate(s.constraints):
+            doms = index.domains(c.topology_key)
+            ids = doms.ids[rows]
+            present = ids >= 0
+            if c.topology_key == LABEL_HOSTNAME:
+                cnt = index.node_counts(c.selector, pod.namespace).counts[rows]
+            else:
+                per_domain = np.zeros(len(doms), dtype=np.int64)
+                index_of = doms.index_of
+                for v, num in s.tp_value_to_pod_counts[i].items():
+                    per_domain[index_of[v]] = num
+                cnt = per_domain[np.maximum(ids, 0)]
+            # the same float64 operations, in the same order, as _score_for_count and Score
+            term = cnt.astype(np.float64) * s.normalizing_weight[i] + float(c.max_skew - 1)
+            acc = np.where(present, acc + term, acc)
+        ign = s.ignored_mask[rows]
+        s.batch_ignored = ign
+        return np.where(ign, 0, _go_round_array(acc))
+
     def score_extensions(self) -> PodTopologySpread:
         return self
+
+    def normalize_score_batch(
+        self, state: CycleState, pod: Pod, scores: np.ndarray
+    ) -> Status | None:
+        """normalize_score over the array score_batch returned, in place."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _missing_state(PRE_SCORE_STATE_KEY)
+        ign = s.batch_ignored
+        if ign is None or len(ign) != len(scores):
+            if s.ignored_nodes:
+                return Status(
+                    Code.ERROR,
+                    "normalize_score_batch: the ignored nodes of these scores are unknown",
+                )
+            ign = np.zeros(len(scores), dtype=bool)
+        if len(scores) == 0:
+            return None
+        valid = ~ign
+        if valid.any():
+            min_score = int(scores[valid].min())
+            max_score = max(0, int(scores[valid].max()))
+        else:
+            min_score, max_score = 2**63 - 1, 0
+        marked = np.where(ign, _INVALID_SCORE, scores)
+        if max_score == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            num = MAX_NODE_SCORE * (max_score + min_score - marked)
+            q = np.abs(num) // max_score
+            out = np.where(num < 0, -q, q)
+        scores[:] = np.where(marked == _INVALID_SCORE, 0, out)
+        return None
 
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
@@ -774,6 +1363,14 @@ class PodTopologySpread:
                 continue
             ns.score = _go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
         return None
+
+
+def _go_round_array(x: np.ndarray) -> np.ndarray:
+    """_go_round elementwise, with the same float operations."""
+    ax = np.abs(x)
+    r = np.floor(ax)
+    r = r + (ax - r >= 0.5)
+    return np.copysign(r, x).astype(np.int64)
 
 
 def _go_div(a: int, b: int) -> int:
