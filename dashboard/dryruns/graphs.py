@@ -248,9 +248,10 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
     height = max(260, 48 * max(len(preemptors), len(victims)) + 80)
     layout = {
         "height": height,
-        "margin": {"l": 220, "r": 220, "t": 40, "b": 20},
-        "xaxis": {"visible": False, "range": [-0.15, 1.15]},
-        "yaxis": {"visible": False},
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 20},
+        # room either side for the pod names (text left of preemptors, right of victims)
+        "xaxis": {"visible": False, "range": [-1.1, 2.1], "fixedrange": True},
+        "yaxis": {"visible": False, "fixedrange": True},
         "annotations": annotations,
         "legend": {"title": {"text": "priority class"}, "orientation": "h", "y": -0.05},
         "hovermode": "closest",

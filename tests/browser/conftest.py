@@ -25,7 +25,7 @@ from django.db import connection
 
 from dashboard.models import Cluster
 from dashboard.services.snapshots import import_snapshot
-from tests.dryruns.conftest import DEMO, celery_worker  # noqa: F401  (a session fixture)
+from tests.dryruns.conftest import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
@@ -60,7 +60,7 @@ def _server_env() -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
     """Daphne serving schedlab.asgi on a free port (HTTP and websockets)."""
     port = _free_port()
@@ -100,9 +100,9 @@ def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
         proc.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium():
-    """One headless Chromium for the session."""
+    """One headless Chromium for these tests (closed before the rest of the suite runs)."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=15_000)

@@ -22,7 +22,7 @@ def test_a_viewer_logs_in_and_opens_a_pending_pods_explanation(page, demo):
     expect(page.locator("h1")).to_contain_text("demo")
     screenshot(page, "overview")
 
-    page.goto("/clusters/demo/pending/")
+    assert page.goto("/clusters/demo/pending/").ok
     row = page.locator('#pending tbody tr[data-key="web/frontend-6"]')
     expect(row).to_be_visible()
     screenshot(page, "pending")
@@ -38,7 +38,7 @@ def test_a_viewer_logs_in_and_opens_a_pending_pods_explanation(page, demo):
     page.goto("/clusters/demo/pods/ml-training/bad-request-16gpu/")
     expect(page.locator("#engine-message")).to_contain_text("0/20 nodes are available")
 
-    page.goto("/clusters/demo/nodes/")
+    assert page.goto("/clusters/demo/nodes/").ok
     expect(page.locator("h1")).to_be_visible()
     page.wait_for_load_state("networkidle")
     screenshot(page, "nodes")
