@@ -456,8 +456,10 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
         message = att.message
     # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
     # one from the input snapshot stays when PostFilter leaves it alone, and another
-    # pod's preemption may have cleared it; a bound pod reports its preemption's node
-    nominated = st.nominated if status == STATUS_SCHEDULED else (pod.nominated_node_name or None)
+    # pod's preemption may have cleared it.  A bound pod reports none: v1.36 clears
+    # the field at binding (ClearingNominatedNodeNameAfterBinding, beta, on); its
+    # victims still say that it preempted.
+    nominated = None if status == STATUS_SCHEDULED else (pod.nominated_node_name or None)
     r = PodResult(
         pod.key,
         status,

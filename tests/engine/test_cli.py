@@ -116,7 +116,7 @@ def test_preemption_with_pdb_protecting_one_victim(tmp_path):
     assert (r["status"], r["node"], r["nominatedNode"], r["victims"]) == (
         "Scheduled",
         "b",
-        "b",
+        None,
         ["default/free"],
     )
 
