@@ -282,6 +282,17 @@ def _pod_requests(
     """Upstream ``PodRequests`` with PodLevelResources on and overhead added."""
     containers = _containers(spec, "containers", "spec")
     inits = _containers(spec, "initContainers", "spec")
+    if (
+        len(containers) == 1
+        and not inits
+        and non_missing is None
+        and spec.get("resources") is None
+        and spec.get("overhead") is None
+    ):
+        # Fast path, the common pod (the mirror computes this for every pod):
+        # the general path below adds the one container's requests to zeros
+        # and merges empty init, pod-level and overhead lists: same result.
+        return _effective_requests(containers[0].get("resources"), "spec.containers[0].resources")
     reqs = _aggregate(containers, inits, non_missing)
     pod_level = _effective_requests(spec.get("resources"), "spec.resources")
     for k, v in pod_level.items():
