@@ -1,8 +1,9 @@
 """The one place that talks to the Kubernetes API through the official client.
 
 Lists and watches ask for raw JSON (``_preload_content=False``) and parse it
-with ``json.loads``: the client's model deserialisation costs tens of seconds
-on 50,000 pods, and the rest of Schedlab wants plain dicts anyway.
+with orjson (``json.loads`` when orjson is missing or refuses what json
+accepts): the client's model deserialisation costs tens of seconds on 50,000
+pods, and the rest of Schedlab wants plain dicts anyway.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 
 from ..kinds import KindSpec
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - orjson is in the project's dependencies
+    orjson = None
 from .errors import (
     KubeApiError,
     KubeAuthError,
@@ -33,6 +39,21 @@ from .errors import (
 __all__ = ["KubeClient", "KubeSource", "ListPage", "WatchEvent", "build_api_client"]
 
 CONNECT_TIMEOUT = 10.0
+
+
+def loads(data: bytes | str) -> Any:
+    """``json.loads``, through orjson when it can (about twice as fast on list pages).
+
+    orjson is stricter (NaN, integers beyond 64 bits, non-UTF-8 bytes); what
+    it refuses goes to ``json.loads``, so the same documents parse, with the
+    same result.
+    """
+    if orjson is not None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,17 +151,35 @@ class KubeClient:
 
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self.api_client = api_client
-        core = k8s.CoreV1Api(api_client)
-        self._list = {
-            "namespaces": core.list_namespace,
-            "nodes": core.list_node,
-            "pods": core.list_pod_for_all_namespaces,
-            "events": core.list_event_for_all_namespaces,
-            "priorityclasses": k8s.SchedulingV1Api(api_client).list_priority_class,
-            "poddisruptionbudgets": k8s.PolicyV1Api(
-                api_client
-            ).list_pod_disruption_budget_for_all_namespaces,
-        }
+
+    @staticmethod
+    def path(spec: KindSpec) -> str:
+        """The collection's URL path across namespaces: ``/api/v1/pods``, ``/apis/policy/v1/...``."""
+        prefix = "/api" if spec.api_version == "v1" else "/apis"  # core group vs named groups
+        return f"{prefix}/{spec.api_version}/{spec.key}"
+
+    def _get(self, spec: KindSpec, query: list[tuple[str, Any]], timeout: Any) -> Any:
+        """GET the kind's collection; the raw urllib3 response (body not read).
+
+        What ``CoreV1Api.list_pod_for_all_namespaces(..., _preload_content=False)``
+        does, through the same ApiClient (configuration, auth, TLS, exec
+        plugins, token refresh), minus importing the generated API modules and
+        their pydantic models: about a second of CPU at every mirror start.
+        """
+        if spec.field_selector:
+            query.append(("fieldSelector", spec.field_selector))
+        request = self.api_client.param_serialize(
+            method="GET",
+            resource_path=self.path(spec),
+            query_params=query,
+            header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
+        )
+        resp = self.api_client.call_api(*request, _request_timeout=timeout)
+        if not 200 <= resp.status <= 299:
+            resp.read()
+            raise ApiException.from_response(http_resp=resp, body=None, data=None)
+        return resp.response
 
     @classmethod
     def from_source(cls, source: KubeSource) -> KubeClient:
@@ -152,16 +191,14 @@ class KubeClient:
     def list_page(
         self, spec: KindSpec, *, limit: int, continue_token: str = "", read_timeout: float = 60.0
     ) -> ListPage:
-        kwargs: dict[str, Any] = {"limit": limit, "_preload_content": False}
+        query: list[tuple[str, Any]] = [("limit", limit)]
         if continue_token:
-            kwargs["_continue"] = continue_token
-        if spec.field_selector:
-            kwargs["field_selector"] = spec.field_selector
+            query.append(("continue", continue_token))
         what = f"list {spec.key}"
         try:
-            resp = self._list[spec.key](**kwargs, _request_timeout=(CONNECT_TIMEOUT, read_timeout))
+            resp = self._get(spec, query, (CONNECT_TIMEOUT, read_timeout))
             try:
-                body = json.loads(resp.data)
+                body = loads(resp.data)
             finally:
                 resp.release_conn()
         except Exception as exc:
@@ -191,20 +228,16 @@ class KubeClient:
         log it and go on.
         """
         what = f"watch {spec.key}"
-        kwargs: dict[str, Any] = {
-            "watch": True,
-            "resource_version": resource_version,
-            "allow_watch_bookmarks": True,
-            "timeout_seconds": timeout_seconds,
-            "_preload_content": False,
+        query: list[tuple[str, Any]] = [
+            ("allowWatchBookmarks", True),
+            ("resourceVersion", resource_version),
+            ("timeoutSeconds", timeout_seconds),
+            ("watch", True),
+        ]
+        try:
             # The server ends the watch after timeout_seconds; reading longer
             # than that without a byte means the connection is dead.
-            "_request_timeout": (CONNECT_TIMEOUT, timeout_seconds + 30),
-        }
-        if spec.field_selector:
-            kwargs["field_selector"] = spec.field_selector
-        try:
-            resp = self._list[spec.key](**kwargs)
+            resp = self._get(spec, query, (CONNECT_TIMEOUT, timeout_seconds + 30))
         except Exception as exc:
             raise translate(exc, what) from exc
         if holder is not None:
@@ -234,7 +267,7 @@ class KubeClient:
 
 def _event(line: bytes, what: str) -> WatchEvent:
     try:
-        event = json.loads(line)
+        event = loads(line)
         etype, obj = event["type"], event["object"]
     except (ValueError, KeyError, TypeError):
         return WatchEvent("ERROR", {"code": 0, "message": f"not a watch event: {line[:200]!r}"})
