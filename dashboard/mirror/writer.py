@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from django.db import DatabaseError, close_old_connections, connections
 
-from ..kinds import KINDS, KindSpec, MalformedObject, object_key, to_row
+from ..kinds import KINDS, KindSpec, MalformedObject, Row, object_key, object_row
 from ..services.cluster_state import Changes, apply_changes, known_versions
 from ..services.clusters import record_health
 from . import messages
@@ -82,9 +82,9 @@ class Writer(threading.Thread):
     def _size(message: object) -> int:
         return len(message.items) if isinstance(message, messages.ListPage) else 1
 
-    def _row(self, spec: KindSpec, obj: dict) -> object | None:
+    def _row(self, spec: KindSpec, obj: dict) -> Row | None:
         try:
-            return to_row(spec, self.cluster_id, obj)
+            return object_row(spec, self.cluster_id, obj)
         except MalformedObject as exc:
             log.warning("%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc)
             return None
@@ -116,7 +116,7 @@ class Writer(threading.Thread):
                         continue  # unchanged since we stored it: a relist costs no write
                     row = self._row(spec, obj)
                     if row is not None:
-                        changes.upsert(spec, row)
+                        changes.upsert(spec, row, new=key not in known)
             elif isinstance(m, messages.ListDone):
                 seen = self.seen.get(spec) or set()
                 for key in known.keys() - seen:
@@ -134,7 +134,8 @@ class Writer(threading.Thread):
                 elif m.type in ("ADDED", "MODIFIED"):
                     row = self._row(spec, m.obj)
                     if row is not None:
-                        changes.upsert(spec, row)
+                        key = (row.namespace, row.name)
+                        changes.upsert(spec, row, new=key not in known)
                 else:
                     log.warning(
                         "%s: %s: unknown watch event type %r", self.cluster_name, spec.key, m.type

@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
-from ..kinds import KINDS, KindSpec
+from ..kinds import KINDS, KindSpec, Row
 from ..models import KubeObject
 from . import broadcast
+
+try:  # several times faster than json.dumps for the COPY path; optional
+    import orjson
+except ImportError:  # pragma: no cover - orjson is in the project's dependencies
+    orjson = None
 
 __all__ = ["Changes", "apply_changes", "known_versions"]
 
@@ -30,18 +37,26 @@ COPY_THRESHOLD = 200
 class Changes:
     """What one batch does to one cluster, coalesced per object (last write wins)."""
 
-    upserts: dict[KindSpec, dict[Key, KubeObject]] = field(
+    # Rows are model instances or (the mirror's) kinds.Row: the same attributes.
+    upserts: dict[KindSpec, dict[Key, KubeObject | Row]] = field(
         default_factory=lambda: defaultdict(dict)
     )
     deletes: dict[KindSpec, set[Key]] = field(default_factory=lambda: defaultdict(set))
+    # Upserts the caller believes are not stored yet (a hint: see _copy_insert).
+    new: dict[KindSpec, set[Key]] = field(default_factory=lambda: defaultdict(set))
 
-    def upsert(self, spec: KindSpec, row: KubeObject) -> None:
+    def upsert(self, spec: KindSpec, row: KubeObject | Row, *, new: bool = False) -> None:
         key = (row.namespace, row.name)
         self.deletes[spec].discard(key)
         self.upserts[spec][key] = row
+        if new:
+            self.new[spec].add(key)
+        else:
+            self.new[spec].discard(key)
 
     def delete(self, spec: KindSpec, key: Key) -> None:
         self.upserts[spec].pop(key, None)
+        self.new[spec].discard(key)
         self.deletes[spec].add(key)
 
     def __len__(self) -> int:
@@ -69,51 +84,121 @@ def _delete_keys(spec: KindSpec, cluster_id: int, keys: Iterable[Key]) -> int:
     return deleted
 
 
-def _copy_upsert(spec: KindSpec, rows: list[KubeObject]) -> None:
+def _dumps(obj: Any) -> str:
+    if orjson is not None:
+        try:
+            return orjson.dumps(obj).decode()
+        except (orjson.JSONEncodeError, TypeError):
+            pass  # e.g. an integer beyond 64 bits: json can write it
+    return json.dumps(obj, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class _CopyPlan:
+    """How a kind's rows go through COPY: columns, and a row's values in that order."""
+
+    table: str
+    temp: str
+    columns: str
+    updates: str
+    get: Callable[[dict], tuple]
+    json_names: tuple[str, ...]
+
+
+_plans: dict[KindSpec, _CopyPlan] = {}
+
+
+def _plan(spec: KindSpec) -> _CopyPlan:
+    plan = _plans.get(spec)
+    if plan is None:
+        meta = spec.model._meta
+        fields = [f for f in meta.concrete_fields if not f.primary_key and f.name != "updated_at"]
+        plain = [f for f in fields if not isinstance(f, models.JSONField)]
+        json_fields = [f for f in fields if isinstance(f, models.JSONField)]
+        ordered = [*plain, *json_fields, meta.get_field("updated_at")]
+        quote = connection.ops.quote_name
+        plan = _plans[spec] = _CopyPlan(
+            table=quote(meta.db_table),
+            temp=quote(f"mirror_{meta.db_table}"),
+            columns=", ".join(quote(f.column) for f in ordered),
+            updates=", ".join(
+                f"{quote(f.column)} = EXCLUDED.{quote(f.column)}"
+                for f in ordered
+                if f.name not in _KEY_FIELDS
+            ),
+            get=itemgetter(*(f.attname for f in plain)),
+            json_names=tuple(f.attname for f in json_fields),
+        )
+    return plan
+
+
+def _copy(raw: Any, plan: _CopyPlan, target: str, rows: list[KubeObject | Row]) -> None:
+    """COPY ``rows`` into ``target``, read from their ``__dict__`` (attname -> value:
+    both model instances and ``Row``s have it) by one ``itemgetter``; JSON columns
+    (``obj``, a node's ``gpu_resources``) are serialised here, ``updated_at`` set."""
+    now = timezone.now()
+    get, json_names = plan.get, plan.json_names
+    with raw.copy(f"COPY {target} ({plan.columns}) FROM STDIN") as copy:
+        write = copy.write_row
+        if json_names == ("obj",):
+            for row in rows:
+                d = row.__dict__
+                write((*get(d), _dumps(d["obj"]), now))
+        else:
+            for row in rows:
+                d = row.__dict__
+                write((*get(d), *[_dumps(d[n]) for n in json_names], now))
+    for row in rows:
+        row.updated_at = now
+
+
+def _copy_upsert(spec: KindSpec, rows: list[KubeObject | Row]) -> None:
     """The same upsert as ``bulk_create(update_conflicts=True)``, through COPY.
 
     Large list pages are where the initial sync spends its time; COPY into a
     temporary table then one INSERT ... ON CONFLICT is several times faster
     than a multi-row INSERT with 18 parameters per row.
     """
-    meta = spec.model._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    updates = ", ".join(
-        f"{connection.ops.quote_name(f.column)} = EXCLUDED.{connection.ops.quote_name(f.column)}"
-        for f in fields
-        if f.name not in _KEY_FIELDS
-    )
-    table = connection.ops.quote_name(meta.db_table)
-    temp = connection.ops.quote_name(f"mirror_{meta.db_table}")
-    now = timezone.now()
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # the psycopg cursor: Django's wrapper has no COPY
+    plan = _plan(spec)
+    # The psycopg cursor (Django's wrapper has no COPY); errors are turned into
+    # Django's, so the writer's `except DatabaseError` retry sees them.
+    with connection.cursor() as cursor, connection.wrap_database_errors:
+        raw = cursor.cursor
         raw.execute(
-            f"CREATE TEMP TABLE IF NOT EXISTS {temp} ON COMMIT DELETE ROWS AS "
-            f"SELECT {columns} FROM {table} WITH NO DATA"
+            f"CREATE TEMP TABLE IF NOT EXISTS {plan.temp} ON COMMIT DELETE ROWS AS "
+            f"SELECT {plan.columns} FROM {plan.table} WITH NO DATA"
         )
-        with raw.copy(f"COPY {temp} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                row.updated_at = now
-                copy.write_row(
-                    [
-                        json.dumps(row.obj, separators=(",", ":"))
-                        if isinstance(f, models.JSONField)
-                        else getattr(row, f.attname)
-                        for f in fields
-                    ]
-                )
+        _copy(raw, plan, plan.temp, rows)
         raw.execute(
-            f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {temp} "
-            f"ON CONFLICT (cluster_id, namespace, name) DO UPDATE SET {updates}"
+            f"INSERT INTO {plan.table} ({plan.columns}) SELECT {plan.columns} FROM {plan.temp} "
+            f"ON CONFLICT (cluster_id, namespace, name) DO UPDATE SET {plan.updates}"
         )
-        raw.execute(f"TRUNCATE {temp}")
+        raw.execute(f"TRUNCATE {plan.temp}")
+
+
+def _copy_insert(spec: KindSpec, rows: list[KubeObject | Row]) -> None:
+    """Rows believed new (the initial sync): COPY straight into the table.
+
+    Half the database work of the upsert (no temporary table, no conflict
+    handling). Should one exist after all (another writer), the savepoint is
+    rolled back and the rows go through ``_copy_upsert``: the same result.
+    """
+    plan = _plan(spec)
+    try:
+        with transaction.atomic(), connection.cursor() as cursor, connection.wrap_database_errors:
+            _copy(cursor.cursor, plan, plan.table, rows)
+    except IntegrityError:
+        log.info("%s: some rows thought new exist already; upserting", spec.key)
+        _copy_upsert(spec, rows)
+
+
+def _models(spec: KindSpec, rows: list[KubeObject | Row]) -> list[KubeObject]:
+    return [r if isinstance(r, KubeObject) else spec.model(**vars(r)) for r in rows]
 
 
 def apply_changes(cluster_id: int, changes: Changes) -> None:
     """Write ``changes`` in one transaction; websocket clients hear of them after commit."""
-    upserted: dict[KindSpec, list[KubeObject]] = {}
+    upserted: dict[KindSpec, list[KubeObject | Row]] = {}
     deleted: dict[KindSpec, list[Key]] = {}
     with transaction.atomic():
         for spec in KINDS:
@@ -121,13 +206,22 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
             if keys:
                 _delete_keys(spec, cluster_id, keys)
                 deleted[spec] = sorted(keys)
-            rows = list(changes.upserts.get(spec, {}).values())
+            by_key = changes.upserts.get(spec, {})
+            rows = list(by_key.values())
             if rows:
+                new_keys = changes.new.get(spec)
                 if len(rows) >= COPY_THRESHOLD and connection.vendor == "postgresql":
-                    _copy_upsert(spec, rows)
+                    if new_keys:
+                        fresh = [by_key[k] for k in by_key.keys() & new_keys]
+                        _copy_insert(spec, fresh)
+                        rest = [r for k, r in by_key.items() if k not in new_keys]
+                    else:
+                        rest = rows
+                    if rest:
+                        _copy_upsert(spec, rest)
                 else:
                     spec.model.objects.bulk_create(
-                        rows,
+                        _models(spec, rows),
                         batch_size=BULK_SIZE,
                         update_conflicts=True,
                         unique_fields=["cluster", "namespace", "name"],
