@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .runner import Mirror, MirrorOptions
+from .runner import Mirror, MirrorOptions, tune_gc
 
-__all__ = ["Mirror", "MirrorOptions"]
+__all__ = ["Mirror", "MirrorOptions", "tune_gc"]

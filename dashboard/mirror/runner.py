@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import queue
 import threading
@@ -19,9 +20,25 @@ from .health import MirrorHealth
 from .informer import Informer
 from .writer import Writer
 
-__all__ = ["Mirror", "MirrorOptions"]
+__all__ = ["Mirror", "MirrorOptions", "tune_gc"]
 
 log = logging.getLogger(__name__)
+
+# Allocations between young collections (CPython's default is 700). Parsing a
+# list page allocates ~30 objects per pod, which stay alive until the writer
+# has stored the page, so with the default every page is scanned again and
+# again by the cyclic collector: more than half the CPU time of an initial
+# sync of 50,000 pods. The mirror's objects are acyclic JSON; reference
+# counting frees them.
+GC_THRESHOLD = (50_000, 20, 100)
+
+
+def tune_gc() -> None:
+    """For a mirror process: freeze what is loaded so far (modules, settings:
+    never garbage) out of the collector's sight and collect less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 @dataclass(frozen=True, slots=True)

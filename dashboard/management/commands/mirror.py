@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.mirror import Mirror
+from dashboard.mirror import Mirror, tune_gc
 from dashboard.models import Cluster
 from dashboard.services.clusters import ensure_live_cluster
 
@@ -70,6 +70,7 @@ class Command(BaseCommand):
             stop.wait(IDLE_POLL_SECONDS)
         else:
             return
+        tune_gc()
         for cluster in clusters:
             thread = threading.Thread(target=self._supervise, args=(cluster, stop), daemon=True)
             thread.start()
