@@ -33,6 +33,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore, PreFilterResult
 from ..framework.node_info import NodeInfo
@@ -370,6 +372,85 @@ def _counts_over(
     return totals
 
 
+_SCORING_NODES_KEY = "plugins.interpodaffinity.scoring_nodes"
+_KEY_IDS_KEY = "plugins.interpodaffinity.key_ids"
+
+
+def _scores_for_others(pod: Pod) -> bool:
+    """Whether an existing pod's own terms can add to another pod's PreScore."""
+    return bool(
+        pod.required_affinity_terms
+        or pod.preferred_affinity_terms
+        or pod.preferred_anti_affinity_terms
+    )
+
+
+class _ScoringNodes:
+    """Nodes with a pod whose terms can score an incoming pod, kept from the change log.
+
+    Without preferred terms of its own, an incoming pod's PreScore only reads
+    existing pods' required affinity and preferred (anti-)affinity terms: nodes
+    whose pods have none (required anti-affinity alone, say) add nothing.
+    """
+
+    __slots__ = ("indices", "log_pos", "ordered")
+
+    def __init__(self) -> None:
+        self.indices: set[int] = set()
+        self.ordered: list[NodeInfo] | None = None
+        self.log_pos = -1
+
+    def nodes(self, snapshot: Any) -> list[NodeInfo]:
+        infos = snapshot.node_info_list
+        log = snapshot.change_log
+        if self.log_pos < 0 or len(log) - self.log_pos >= len(infos):
+            changed: Iterable[int] = range(len(infos))
+        else:
+            changed = set(log[self.log_pos :])
+        self.log_pos = len(log)
+        indices = self.indices
+        for i in changed:
+            ni = infos[i]
+            if any(_scores_for_others(p) for p in ni.pods_with_affinity):
+                if i not in indices:
+                    indices.add(i)
+                    self.ordered = None
+            elif i in indices:
+                indices.discard(i)
+                self.ordered = None
+        if self.ordered is None:
+            # node order, as the snapshot lists them
+            self.ordered = [infos[i] for i in sorted(indices)]
+        return self.ordered
+
+
+def _key_ids(snapshot: Any, key: str) -> tuple[np.ndarray, dict[str, int]]:
+    """Per node of the snapshot, an id of its value for label ``key`` (-1: no label)."""
+    cache = snapshot.extensions.get(_KEY_IDS_KEY)
+    if cache is None or cache[0] is not snapshot.node_info_list:
+        cache = snapshot.extensions[_KEY_IDS_KEY] = (snapshot.node_info_list, {})
+    got = cache[1].get(key)
+    if got is None:
+        index_of: dict[str, int] = {}
+        infos = snapshot.node_info_list
+        ids = np.empty(len(infos), dtype=np.intp)
+        for i, ni in enumerate(infos):
+            v = ni.node.labels.get(key)
+            ids[i] = -1 if v is None else index_of.setdefault(v, len(index_of))
+        got = cache[1][key] = (ids, index_of)
+    return got
+
+
+def _domain_flags(index_of: Mapping[str, int], values: Iterable[tuple[str, bool]]) -> np.ndarray:
+    """A bool per value id (one extra slot, False, for nodes without the label)."""
+    flags = np.zeros(len(index_of) + 1, dtype=bool)
+    for v, flag in values:
+        k = index_of.get(v)
+        if k is not None and flag:
+            flags[k] = True
+    return flags
+
+
 class PreScoreState(StateData):
     """topology key → topology value → summed weight.  Read-only after PreScore."""
 
@@ -542,6 +623,80 @@ class InterPodAffinity:
                         return Status(Code.UNSCHEDULABLE, _EXISTING)
         return None
 
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """``filter(...) is None`` per node, decided per topology value and broadcast."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            raise KeyError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        n = len(nodes)
+        snapshot = self._snapshot()
+        rows = self._rows(snapshot, nodes)
+        if rows is None:
+            filt = self.filter
+            return np.fromiter((filt(state, pod, ni) is None for ni in nodes), dtype=bool, count=n)
+        ok = np.ones(n, dtype=bool)
+        if s.affinity_keys:
+            counts = s.affinity_counts
+            has_all = np.ones(n, dtype=bool)
+            pods_exist = np.ones(n, dtype=bool)
+            for key in s.affinity_keys:
+                ids, index_of = _key_ids(snapshot, key)
+                node_ids = ids[rows]
+                has_all &= node_ids >= 0
+                positive = _domain_flags(
+                    index_of, ((tv, c > 0) for (k, tv), c in counts.items() if k == key)
+                )
+                # -1 (no label) reads the extra False slot
+                pods_exist &= positive[node_ids]
+            if counts or not s.self_match:
+                ok &= has_all & pods_exist
+            else:
+                # no matching pod anywhere and the pod matches its own terms: let the first in
+                ok &= has_all
+        for name in ("anti_affinity_counts", "existing_anti_affinity_counts"):
+            counts = getattr(s, name)
+            if not counts:
+                continue
+            keys = (
+                s.anti_affinity_keys
+                if name == "anti_affinity_counts"
+                else {k for (k, _), c in counts.items() if c > 0}
+            )
+            for key in dict.fromkeys(keys):
+                ids, index_of = _key_ids(snapshot, key)
+                blocked = _domain_flags(
+                    index_of, ((tv, c > 0) for (k, tv), c in counts.items() if k == key)
+                )
+                ok &= ~blocked[ids[rows]]
+        return ok
+
+    @staticmethod
+    def _rows(snapshot: Any, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
+        """Rows of ``nodes`` in the snapshot (same Node objects), or None."""
+        if snapshot is None:
+            return None
+        own = snapshot.node_info_list
+        if nodes is own:
+            return np.arange(len(own), dtype=np.intp)
+        idx = [ni.index for ni in nodes]
+        size = len(own)
+        for i in idx:
+            if not 0 <= i < size:
+                return None
+        for i, ni in zip(idx, nodes, strict=True):
+            if own[i].node is not ni.node:
+                return None
+        return np.array(idx, dtype=np.intp)
+
+    def _scoring_nodes(self, snapshot: Any) -> list[NodeInfo]:
+        ext = getattr(snapshot, "extensions", None)
+        if ext is None or not hasattr(snapshot, "change_log"):
+            return snapshot.have_pods_with_affinity()
+        tracker = ext.get(_SCORING_NODES_KEY)
+        if tracker is None:
+            tracker = ext[_SCORING_NODES_KEY] = _ScoringNodes()
+        return tracker.nodes(snapshot)
+
     # -- PreScore / Score ----------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         # upstream looks at the spec lists themselves (an empty list is no constraint)
@@ -551,10 +706,8 @@ class InterPodAffinity:
         if self._handle is None:
             return Status(Code.ERROR, "empty shared lister in InterPodAffinity PreScore")
         snapshot = self._handle.snapshot()
-        # without preferred terms of its own, only pods with affinity can matter
-        all_nodes = (
-            snapshot.node_info_list if has_constraints else snapshot.have_pods_with_affinity()
-        )
+        # without preferred terms of its own, only pods whose terms score others can matter
+        all_nodes = snapshot.node_info_list if has_constraints else self._scoring_nodes(snapshot)
         ns_map = self._namespace_map()
         terms = self._terms(pod, ns_map)
         ns_labels = ns_map.get(pod.namespace) or {}
