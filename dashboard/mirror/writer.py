@@ -2,6 +2,14 @@
 
 One writer per cluster keeps writes ordered and lets a burst of watch events
 (or a list page of 500 pods) become one transaction with bulk upserts.
+
+Two threads, one pipeline: the writer turns a batch of messages into
+``Changes`` (columns, reconciliation against what is stored) while its
+database thread stores the previous batch, so Python work overlaps the
+database's. Batches are stored one at a time, in order; the writer counts a
+handed-over batch as stored (``known``) at once, which is what it will be:
+a failed write is retried until it succeeds or the mirror stops (and a new
+mirror starts from what the database holds).
 """
 
 from __future__ import annotations
@@ -60,6 +68,9 @@ class Writer(threading.Thread):
         self._saved: tuple | None = None
         self._next_health = 0.0
         self.batches = 0  # for tests and the benchmark
+        # Batches handed to the database thread: one waiting while one is stored.
+        self._pending: queue.Queue[tuple[Changes, float | None]] = queue.Queue(maxsize=1)
+        self._db: threading.Thread | None = None
 
     # -- batching ---------------------------------------------------------
 
@@ -143,11 +154,12 @@ class Writer(threading.Thread):
         return changes, oldest
 
     def _write(self, changes: Changes) -> bool:
+        """Store ``changes``, retrying with backoff; False if stopped first."""
         while True:
             try:
                 apply_changes(self.cluster_id, changes)
                 self.backoff.reset()
-                break
+                return True
             except DatabaseError as exc:
                 delay = self.backoff.next()
                 log.error(
@@ -159,6 +171,8 @@ class Writer(threading.Thread):
                 close_old_connections()
                 if self.stop_event.wait(delay):
                     return False
+
+    def _remember(self, changes: Changes) -> None:
         for spec, rows in changes.upserts.items():
             known = self.known[spec]
             for key, row in rows.items():
@@ -167,7 +181,36 @@ class Writer(threading.Thread):
             known = self.known[spec]
             for key in keys:
                 known.pop(key, None)
-        return True
+
+    def _hand_over(self, changes: Changes, oldest: float | None) -> bool:
+        self._remember(changes)
+        while not self.stop_event.is_set():
+            if self._db is None or not self._db.is_alive():
+                return False
+            try:
+                self._pending.put((changes, oldest), timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _store_loop(self) -> None:
+        """The database thread: stores handed-over batches in order."""
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    changes, oldest = self._pending.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if not self._write(changes):
+                    break
+                if oldest is not None:
+                    self.lag = time.monotonic() - oldest
+        except Exception:
+            log.exception("%s: database thread failed", self.cluster_name)
+            raise
+        finally:
+            connections.close_all()  # this thread's connections only
 
     # -- health -----------------------------------------------------------
 
@@ -198,7 +241,14 @@ class Writer(threading.Thread):
     def run(self) -> None:
         try:
             self.known = {spec: known_versions(self.cluster_id, spec) for spec in KINDS}
+            self._db = threading.Thread(
+                target=self._store_loop, name=f"writer-db-{self.cluster_name}", daemon=True
+            )
+            self._db.start()
             while not self.stop_event.is_set():
+                if not self._db.is_alive():
+                    log.error("%s: database thread ended; stopping the writer", self.cluster_name)
+                    break
                 try:
                     first = self.inbox.get(timeout=0.2)
                 except queue.Empty:
@@ -206,11 +256,14 @@ class Writer(threading.Thread):
                     continue
                 batch = self._collect(first)
                 changes, oldest = self._changes(batch)
-                if len(changes) and not self._write(changes):
-                    break
-                if oldest is not None:
+                if len(changes):
+                    if not self._hand_over(changes, oldest):
+                        break
+                elif oldest is not None:
                     self.lag = time.monotonic() - oldest
                 self.batches += 1
                 self.save_health()
         finally:
+            if self._db is not None and self._db.is_alive() and self.stop_event.is_set():
+                self._db.join(10.0)
             connections.close_all()  # this thread's connections only
