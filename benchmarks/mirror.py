@@ -6,7 +6,8 @@ Measures, with PostgreSQL and Redis on 127.0.0.1 (as `make test` starts them):
   * initial sync: `manage.py mirror` subprocess start -> every node and pod in PostgreSQL
   * steady-state watch throughput: N pod updates -> all stored
   * single watch event -> websocket client (through Daphne's ASGI app and the Redis layer)
-  * the mirror process's peak RSS (VmHWM)
+  * the mirror process's peak RSS (VmHWM) and its CPU seconds for the initial
+    sync (a steadier figure than wall time on a shared machine)
 It uses a scratch database `schedlab_bench`, dropped and created on each run.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -120,6 +122,43 @@ def wait_for(predicate, timeout: float, poll: float = 0.05) -> float:
     raise SystemExit(f"timed out after {timeout}s")
 
 
+def cpu_seconds(pid: int) -> float:
+    """user + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def database_cpu_seconds() -> float:
+    """CPU time of the PostgreSQL backends serving other connections to the bench database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [DB_NAME],
+        )
+        pids = [pid for (pid,) in cursor.fetchall()]
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):  # ended meanwhile
+            total += cpu_seconds(pid)
+    return total
+
+
+def session_headers() -> list[tuple[bytes, bytes]]:
+    """A viewer's session cookie: the websocket refuses anonymous clients (4401)."""
+    from django.conf import settings
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    user, _ = User.objects.get_or_create(username="bench-viewer")
+    user.groups.add(Group.objects.get_or_create(name="viewer")[0])
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return [(b"cookie", f"{name}={client.cookies[name].value}".encode())]
+
+
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -127,13 +166,15 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def websocket_latency(kube, samples: int) -> list[float]:
+async def websocket_latency(kube, samples: int, headers: list) -> list[float]:
     from channels.testing import WebsocketCommunicator
 
     from schedlab.asgi import application
     from tests.dashboard.builders import pod
 
-    communicator = WebsocketCommunicator(application, "/ws/clusters/bench/?kinds=pods")
+    communicator = WebsocketCommunicator(
+        application, "/ws/clusters/bench/?kinds=pods", headers=headers
+    )
     connected, _ = await communicator.connect()
     assert connected
     loop = asyncio.get_running_loop()
@@ -195,7 +236,12 @@ def main() -> None:
             timeout=300,
             poll=0.25,
         )
-        print(f"initial sync: {sync:.1f}s for {args.nodes} nodes + {args.pods} pods")
+        sync_cpu, db_cpu = cpu_seconds(proc.pid), database_cpu_seconds()
+        print(
+            f"initial sync: {sync:.1f}s for {args.nodes} nodes + {args.pods} pods "
+            f"(CPU: mirror process {sync_cpu:.1f}s, PostgreSQL {db_cpu:.1f}s; "
+            f"load average {os.getloadavg()[0]:.1f})"
+        )
         wait_for(lambda: peak_rss_mib(proc.pid) > 0, 5)
 
         # Steady state: a burst of pod updates (e.g. a scheduler binding pods).
@@ -214,7 +260,7 @@ def main() -> None:
             f"({args.updates / total:.0f} events/s)"
         )
 
-        latencies = asyncio.run(websocket_latency(kube, args.samples))
+        latencies = asyncio.run(websocket_latency(kube, args.samples, session_headers()))
         print(
             f"watch event -> websocket: median {statistics.median(latencies) * 1000:.0f} ms, "
             f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} events"
@@ -225,6 +271,8 @@ def main() -> None:
             json.dumps(
                 {
                     "initial_sync_s": round(sync, 2),
+                    "initial_sync_cpu_s": round(sync_cpu, 2),
+                    "initial_sync_db_cpu_s": round(db_cpu, 2),
                     "watch_events_per_s": round(args.updates / total),
                     "ws_latency_median_ms": round(statistics.median(latencies) * 1000),
                     "ws_latency_max_ms": round(max(latencies) * 1000),
