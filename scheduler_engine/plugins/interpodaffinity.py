@@ -441,13 +441,26 @@ def _key_ids(snapshot: Any, key: str) -> tuple[np.ndarray, dict[str, int]]:
     return got
 
 
-def _domain_flags(index_of: Mapping[str, int], values: Iterable[tuple[str, bool]]) -> np.ndarray:
-    """A bool per value id (one extra slot, False, for nodes without the label)."""
+def _positive_by_key(counts: TopologyCounts) -> dict[str, list[str]]:
+    """Topology values with a positive count, grouped by key (one pass over the pairs)."""
+    out: dict[str, list[str]] = {}
+    for (key, tv), c in counts.items():
+        if c > 0:
+            vals = out.get(key)
+            if vals is None:
+                out[key] = [tv]
+            else:
+                vals.append(tv)
+    return out
+
+
+def _domain_flags(index_of: Mapping[str, int], values: Sequence[str]) -> np.ndarray:
+    """True for each value id listed (one extra slot, False, for nodes without the label)."""
     flags = np.zeros(len(index_of) + 1, dtype=bool)
-    for v, flag in values:
-        k = index_of.get(v)
-        if k is not None and flag:
-            flags[k] = True
+    get = index_of.get
+    ids = [k for k in map(get, values) if k is not None]
+    if ids:
+        flags[ids] = True
     return flags
 
 
@@ -637,37 +650,33 @@ class InterPodAffinity:
         ok = np.ones(n, dtype=bool)
         if s.affinity_keys:
             counts = s.affinity_counts
+            positive = _positive_by_key(counts)
             has_all = np.ones(n, dtype=bool)
             pods_exist = np.ones(n, dtype=bool)
             for key in s.affinity_keys:
                 ids, index_of = _key_ids(snapshot, key)
                 node_ids = ids[rows]
                 has_all &= node_ids >= 0
-                positive = _domain_flags(
-                    index_of, ((tv, c > 0) for (k, tv), c in counts.items() if k == key)
-                )
                 # -1 (no label) reads the extra False slot
-                pods_exist &= positive[node_ids]
+                pods_exist &= _domain_flags(index_of, positive.get(key, ()))[node_ids]
             if counts or not s.self_match:
                 ok &= has_all & pods_exist
             else:
                 # no matching pod anywhere and the pod matches its own terms: let the first in
                 ok &= has_all
-        for name in ("anti_affinity_counts", "existing_anti_affinity_counts"):
-            counts = getattr(s, name)
+        for counts, keys in (
+            (s.anti_affinity_counts, s.anti_affinity_keys),
+            (s.existing_anti_affinity_counts, None),
+        ):
             if not counts:
                 continue
-            keys = (
-                s.anti_affinity_keys
-                if name == "anti_affinity_counts"
-                else {k for (k, _), c in counts.items() if c > 0}
-            )
-            for key in dict.fromkeys(keys):
+            positive = _positive_by_key(counts)
+            for key in dict.fromkeys(keys) if keys is not None else positive:
+                values = positive.get(key)
+                if not values:
+                    continue
                 ids, index_of = _key_ids(snapshot, key)
-                blocked = _domain_flags(
-                    index_of, ((tv, c > 0) for (k, tv), c in counts.items() if k == key)
-                )
-                ok &= ~blocked[ids[rows]]
+                ok &= ~_domain_flags(index_of, values)[ids[rows]]
         return ok
 
     @staticmethod
