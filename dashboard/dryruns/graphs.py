@@ -1,19 +1,18 @@
 """Read-side shapes of the dry-run pages: pending results, the preemption graph.
 
-Pure functions of a run's stored results and frozen objects; the views call
-them and hand the output to templates (and Plotly, as JSON).
+They read the run's compact indexes (``services.dryruns.read_index``), never
+the result pages or the frozen state; the views hand the output to templates
+(and Plotly, as JSON).
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
 from typing import Any
 
-from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
-
-from . import codec
-from .models import DryRun, DryRunResultPage
+from .indexes import explanation_groups
+from .models import DryRun
+from .services.dryruns import ensure_indexes, read_index
 
 __all__ = [
     "MAX_GRAPH_EDGES",
@@ -21,6 +20,7 @@ __all__ = [
     "pending_results",
     "preemption_graph",
     "preemptions",
+    "rejections",
 ]
 
 MAX_GRAPH_EDGES = 300
@@ -39,105 +39,28 @@ PALETTE = (
 )
 
 
-def _pages(run: DryRun) -> Iterator[list[dict[str, Any]]]:
-    ids = (
-        DryRunResultPage.objects.filter(dry_run=run).order_by("index").values_list("id", flat=True)
-    )
-    for pk in ids:
-        data = DryRunResultPage.objects.values_list("data", flat=True).get(pk=pk)
-        yield codec.unpack(data)
-
-
 def pending_results(run: DryRun, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    """Results that did not schedule, ``offset``..``offset+limit``; and whether more follow."""
-    out: list[dict[str, Any]] = []
-    seen = 0
-    for page in _pages(run):
-        for r in page:
-            if r.get("status") == "Scheduled":
-                continue
-            if seen >= offset:
-                if len(out) == limit:
-                    return out, True
-                out.append(r)
-            seen += 1
-    return out, False
+    """Results that did not schedule, ``offset``..``offset+limit``; and whether more follow.
+
+    Read from the run's pending index (message and rejection groups per pod).
+    """
+    run = ensure_indexes(run)
+    rows = read_index(run, "pending", offset, limit)
+    return rows, offset + len(rows) < run.pending_count
 
 
 def preemptions(run: DryRun) -> list[dict[str, Any]]:
-    """Every result that evicted pods (preemptor, node, victims), in queue order."""
+    """The stored preemptors (preemptor, node, victims), in queue order."""
+    index = read_index(ensure_indexes(run), "preemptions") or {}
     return [
-        {"pod": r["pod"], "node": r.get("node") or r.get("nominatedNode"), "victims": r["victims"]}
-        for page in _pages(run)
-        for r in page
-        if r.get("victims")
+        {"pod": p["pod"], "node": p["node"], "victims": [v["pod"] for v in p["victims"]]}
+        for p in index.get("preemptors", [])
     ]
 
 
-def explanation_groups(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Nodes grouped by the (plugin, reason) that first rejected them, biggest group first."""
-    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for node, failure in (result.get("filterFailures") or {}).items():
-        groups[(failure.get("plugin", ""), failure.get("reason", ""))].append(node)
-    return [
-        {"plugin": plugin, "reason": reason, "nodes": sorted(nodes), "count": len(nodes)}
-        for (plugin, reason), nodes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    ]
-
-
-def _pod_info(objects: Iterable[Mapping[str, Any]], keys: set[str]) -> dict[str, dict[str, Any]]:
-    info: dict[str, dict[str, Any]] = {}
-    for obj in objects:
-        if obj.get("kind") != "Pod":
-            continue
-        meta = obj.get("metadata") or {}
-        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
-        if key not in keys:
-            continue
-        spec = obj.get("spec") or {}
-        info[key] = {
-            "priorityClass": spec.get("priorityClassName") or "(none)",
-            "priority": spec.get("priority"),
-            "labels": meta.get("labels") or {},
-            "namespace": meta.get("namespace") or "default",
-        }
-    return info
-
-
-def _priority_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    return {
-        (o.get("metadata") or {}).get("name", ""): int(o.get("value") or 0)
-        for o in objects
-        if o.get("kind") == "PriorityClass"
-    }
-
-
-def _violations(
-    objects: Iterable[Mapping[str, Any]], victims: list[str], info: Mapping[str, Mapping[str, Any]]
-) -> dict[str, list[str]]:
-    """Victim → the PDBs its eviction breaks (more victims than ``disruptionsAllowed``)."""
-    hits: dict[str, list[str]] = defaultdict(list)
-    for obj in objects:
-        if obj.get("kind") != "PodDisruptionBudget":
-            continue
-        meta = obj.get("metadata") or {}
-        try:
-            selector = parse_label_selector((obj.get("spec") or {}).get("selector") or {})
-        except SelectorError:
-            continue
-        if selector.empty:
-            continue
-        ns = meta.get("namespace") or "default"
-        covered = [
-            v
-            for v in victims
-            if v in info and info[v]["namespace"] == ns and selector.matches(info[v]["labels"])
-        ]
-        allowed = int((obj.get("status") or {}).get("disruptionsAllowed") or 0)
-        if len(covered) > allowed:
-            for v in covered:
-                hits[v].append(f"{ns}/{meta.get('name')}")
-    return hits
+def rejections(run: DryRun) -> list[dict[str, Any]]:
+    """Per (plugin, reason): how many pending pods it rejected, over how many nodes."""
+    return read_index(ensure_indexes(run), "rejections") or []
 
 
 def preemption_graph(run: DryRun) -> dict[str, Any] | None:
@@ -146,16 +69,22 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
     None when the run preempted nothing. Victims whose eviction breaks a PDB are
     drawn with a red ring and listed in ``violations``.
     """
-    rows = preemptions(run)
+    index = read_index(ensure_indexes(run), "preemptions") or {}
+    rows = index.get("preemptors", [])
     if not rows:
         return None
-    edges = [(r["pod"], v, r["node"]) for r in rows for v in r["victims"]][:MAX_GRAPH_EDGES]
+    edges = [(r["pod"], v["pod"], r["node"]) for r in rows for v in r["victims"]][:MAX_GRAPH_EDGES]
     preemptors = list(dict.fromkeys(a for a, _, _ in edges))
     victims = list(dict.fromkeys(b for _, b, _ in edges))
-    objects = codec.unpack(DryRun.objects.values_list("snapshot", flat=True).get(pk=run.pk))
-    info = _pod_info(objects, set(preemptors) | set(victims))
-    values = _priority_values(objects)
-    violations = _violations(objects, victims, info)
+    info: dict[str, dict[str, Any]] = {}
+    violations: dict[str, list[str]] = {}
+    for r in rows:
+        info.setdefault(r["pod"], r)
+        for v in r["victims"]:
+            info.setdefault(v["pod"], v)
+            if v["pdbs"]:
+                violations[v["pod"]] = v["pdbs"]
+    values = index.get("priorityValues", {})
 
     def y_of(items: list[str]) -> dict[str, float]:
         n = len(items)
@@ -259,7 +188,13 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
     counts = Counter(b for _, b, _ in edges if b in violations)
     return {
         "figure": {"data": traces, "layout": layout},
-        "edges": [{"preemptor": a, "victim": b, "node": n} for a, b, n in edges],
+        "edges": [
+            {"preemptor": a, "victim": b, "node": n, "pdbs": violations.get(b, [])}
+            for a, b, n in edges
+        ],
         "violations": {k: violations[k] for k in counts},
-        "truncated": sum(len(r["victims"]) for r in rows) > len(edges),
+        "truncated": index.get("victimCount", 0) > len(edges),
+        "preemptorCount": index.get("preemptorCount", 0),
+        "victimCount": index.get("victimCount", 0),
+        "violatingVictims": index.get("violatingVictims", 0),
     }

@@ -112,6 +112,12 @@ class DryRun(models.Model):
     metrics = models.JSONField(default=dict, blank=True)
     result_count = models.PositiveIntegerField(default=0)
     result_page_size = models.PositiveIntegerField(default=1000)
+    # compact indexes the results page reads instead of the result pages
+    # (DryRunIndexPage); 0 = not built yet (runs finished before they existed)
+    index_version = models.PositiveSmallIntegerField(default=0)
+    pending_count = models.PositiveIntegerField(default=0)
+    preemptor_count = models.PositiveIntegerField(default=0)
+    victim_count = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-id"]
@@ -139,6 +145,38 @@ class DryRunResultPage(models.Model):
 
     def __str__(self) -> str:
         return f"dry-run {self.dry_run_id} page {self.index}"
+
+
+class DryRunIndexPage(models.Model):
+    """A compact index of a finished run, written with its results, gzip JSON.
+
+    ``kind`` is one of ``placements`` (pod, status, node, victims, message per
+    result, in queue order), ``pending`` (the results that did not schedule:
+    their position, message and per-plugin rejection histogram) or
+    ``preemptions`` (preemptors → victims with priority classes and the PDBs
+    each eviction breaks) and ``rejections`` (per plugin and reason, the
+    pending pods it rejected); the last two are one value in one row. Paged
+    kinds are split every ``SIZES[kind]`` entries so a page of the UI
+    inflates one row.
+    """
+
+    SIZES = {"placements": 1000, "pending": 100, "preemptions": 1, "rejections": 1}
+
+    dry_run = models.ForeignKey(DryRun, on_delete=models.CASCADE, related_name="index_pages")
+    kind = models.CharField(max_length=16)
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["dry_run_id", "kind", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dry_run", "kind", "index"], name="dryrun_index_page_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"dry-run {self.dry_run_id} {self.kind} index {self.index}"
 
 
 class ApplyTarget(models.Model):

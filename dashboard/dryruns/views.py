@@ -34,6 +34,25 @@ profiles:
 """
 PLACEMENTS_PER_PAGE = 100
 PENDING_PER_PAGE = 20
+CHANGES_PER_PAGE = 100
+LIST_FIELDS = (
+    "id",
+    "status",
+    "progress",
+    "pods_placed",
+    "pods_total",
+    "inline_config",
+    "created_at",
+    "cluster",
+    "profile_version",
+    "created_by",
+    "cluster__name",
+    "profile_version__profile",
+    "profile_version__number",
+    "profile_version__profile__name",
+    "created_by__username",
+)
+REJECTION_ROWS = 20
 
 
 def _require(request: HttpRequest, role: str) -> None:
@@ -320,7 +339,8 @@ def apply_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def dryrun_list(request: HttpRequest) -> HttpResponse:
     _require(request, VIEWER)
     cluster = _cluster_param(request)
-    qs = selectors.dry_runs().select_related("created_by")
+    # only what the table shows: no payloads (state, workload, metrics) per row
+    qs = selectors.dry_runs().select_related("created_by").only(*LIST_FIELDS)
     if cluster is not None:
         qs = qs.filter(cluster=cluster)
     page = Paginator(qs.order_by("-id"), 50).get_page(request.GET.get("page"))
@@ -356,15 +376,15 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
         page_no = _int(request.GET.get("page"), 1) or 1
         pages = max((run.result_count + PLACEMENTS_PER_PAGE - 1) // PLACEMENTS_PER_PAGE, 1)
         page_no = min(page_no, pages)
-        placements = dryrun_services.read_results(
-            run, (page_no - 1) * PLACEMENTS_PER_PAGE, PLACEMENTS_PER_PAGE
+        run = dryrun_services.ensure_indexes(run)
+        # the compact placement index, never the result pages (explanations) or the state
+        placements = dryrun_services.read_index(
+            run, "placements", (page_no - 1) * PLACEMENTS_PER_PAGE, PLACEMENTS_PER_PAGE
         )
         pending_no = _int(request.GET.get("pending"), 1) or 1
         pending, more = graphs.pending_results(
             run, (pending_no - 1) * PENDING_PER_PAGE, PENDING_PER_PAGE
         )
-        for r in pending:
-            r["groups"] = graphs.explanation_groups(r)
         graph = graphs.preemption_graph(run)
         context.update(
             placements=placements,
@@ -373,10 +393,12 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
             pending=pending,
             pending_no=pending_no,
             pending_more=more,
+            pending_pages=max(-(-run.pending_count // PENDING_PER_PAGE), 1),
             metric_rows=_metric_rows(run),
             spread=(run.metrics or {}).get("after", {}).get("spreadPerZone", {}),
             graph=graph,
             figure=graph["figure"] if graph else None,
+            rejections=graphs.rejections(run)[:REJECTION_ROWS],
             active=selectors.active_application(run.cluster),
         )
     context["can_operate"] = has_role(request.user, OPERATOR)
@@ -417,8 +439,15 @@ def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
         "waiting": [r for r in (baseline, run) if not r.finished],
     }
     if not context["waiting"]:
+        page_no = _int(request.GET.get("page"), 1) or 1
         try:
-            context["comparison"] = dryrun_services.compare_dry_runs(baseline, run, limit=500)
+            context["comparison"] = dryrun_services.compare_dry_runs(
+                baseline,
+                run,
+                limit=CHANGES_PER_PAGE,
+                offset=(page_no - 1) * CHANGES_PER_PAGE,
+            )
+            context["page_no"] = page_no
         except BadInput as exc:
             context["compare_error"] = str(exc)
     return render(request, "dryruns/dryrun_compare.html", context)

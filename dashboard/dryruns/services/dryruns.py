@@ -26,7 +26,8 @@ from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 
 from .. import codec, conf
-from ..models import DryRun, DryRunResultPage, ProfileVersion
+from ..indexes import INDEX_VERSION, Indexes, build_indexes
+from ..models import DryRun, DryRunIndexPage, DryRunResultPage, ProfileVersion
 from .errors import BadInput, Cancelled, NotCancellable
 from .metrics import fleet_metrics, verdicts
 from .profiles import parse_config
@@ -37,6 +38,8 @@ __all__ = [
     "compare_dry_runs",
     "create_dry_run",
     "dry_run_group",
+    "ensure_indexes",
+    "read_index",
     "read_results",
     "reap_stale_runs",
     "run_dry_run",
@@ -265,7 +268,8 @@ def run_dry_run(run_id: int) -> str | None:
         return None
     try:
         t0 = time.perf_counter()
-        state = build_cluster(codec.unpack(run.snapshot), source="snapshot")
+        objects = codec.unpack(run.snapshot)
+        state = build_cluster(objects, source="snapshot")
         config = _config_for(run)
         t1 = time.perf_counter()
         result = simulate(
@@ -280,9 +284,11 @@ def run_dry_run(run_id: int) -> str | None:
             DryRunResultPage(dry_run_id=run.pk, index=i, data=codec.pack(results[s : s + size]))
             for i, s in enumerate(range(0, len(results), size))
         ]
+        indexes = build_indexes(objects, results)
         with transaction.atomic():
             DryRunResultPage.objects.filter(dry_run_id=run.pk).delete()
             DryRunResultPage.objects.bulk_create(pages)
+            _store_indexes(run.pk, indexes)
             t3 = time.perf_counter()
             _finish(
                 run,
@@ -299,6 +305,7 @@ def run_dry_run(run_id: int) -> str | None:
                 store_seconds=round(t3 - t2, 4),
                 pods_per_second=result.summary.get("podsPerSecond"),
                 error="",
+                **_index_fields(indexes),
             )
     except Cancelled:
         _finish(run, DryRun.Status.CANCELLED)
@@ -337,6 +344,80 @@ def reap_stale_runs() -> int:
     )
 
 
+def _index_fields(indexes: Indexes) -> dict[str, int]:
+    return {
+        "index_version": INDEX_VERSION,
+        "pending_count": len(indexes.pending),
+        "preemptor_count": indexes.preemptions["preemptorCount"],
+        "victim_count": indexes.preemptions["victimCount"],
+    }
+
+
+def _store_indexes(run_id: int, indexes: Indexes) -> None:
+    """One row per page of each index (see ``DryRunIndexPage``); replaces older ones."""
+    rows = []
+    for kind, entries in (("placements", indexes.placements), ("pending", indexes.pending)):
+        size = DryRunIndexPage.SIZES[kind]
+        rows += [
+            DryRunIndexPage(
+                dry_run_id=run_id, kind=kind, index=i, data=codec.pack(entries[s : s + size])
+            )
+            for i, s in enumerate(range(0, len(entries), size))
+        ]
+    for kind, value in (("preemptions", indexes.preemptions), ("rejections", indexes.rejections)):
+        rows.append(DryRunIndexPage(dry_run_id=run_id, kind=kind, index=0, data=codec.pack(value)))
+    DryRunIndexPage.objects.filter(dry_run_id=run_id).delete()
+    DryRunIndexPage.objects.bulk_create(rows)
+
+
+def ensure_indexes(run: DryRun) -> DryRun:
+    """Build the indexes of a succeeded run that finished before they existed (once).
+
+    Costs what the old results page cost on every view (every result page and
+    the frozen state inflated); runs finished since store them as they finish.
+    """
+    if run.status != DryRun.Status.SUCCEEDED or run.index_version >= INDEX_VERSION:
+        return run
+    objects = codec.unpack(DryRun.objects.values_list("snapshot", flat=True).get(pk=run.pk))
+    results = read_results(run, 0, run.result_count)
+    indexes = build_indexes(objects, results)
+    fields = _index_fields(indexes)
+    with transaction.atomic():
+        _store_indexes(run.pk, indexes)
+        DryRun.objects.filter(pk=run.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(run, name, value)
+    return run
+
+
+def read_index(run: DryRun, kind: str, offset: int = 0, limit: int | None = None) -> Any:
+    """Entries ``offset``..``offset+limit`` of a paged index (the value of a one-page one).
+
+    Inflates only the index pages they lie on; never a result page or the state.
+    """
+    size = DryRunIndexPage.SIZES[kind]
+    if limit is None:
+        data = (
+            DryRunIndexPage.objects.filter(dry_run=run, kind=kind, index=0)
+            .values_list("data", flat=True)
+            .first()
+        )
+        return codec.unpack(data) if data is not None else None
+    if limit <= 0:
+        return []
+    first, last = offset // size, (offset + limit - 1) // size
+    out: list[dict[str, Any]] = []
+    pages = (
+        DryRunIndexPage.objects.filter(dry_run=run, kind=kind, index__range=(first, last))
+        .order_by("index")
+        .values_list("data", flat=True)
+    )
+    for data in pages:
+        out.extend(codec.unpack(data))
+    skip = offset - first * size
+    return out[skip : skip + limit]
+
+
 def read_results(run: DryRun, offset: int, limit: int) -> list[dict[str, Any]]:
     """Results ``offset`` .. ``offset+limit`` inflating only the pages they lie on."""
     size = run.result_page_size or 1
@@ -354,13 +435,17 @@ def read_results(run: DryRun, offset: int, limit: int) -> list[dict[str, Any]]:
     return out[skip : skip + (end - offset)]
 
 
-def compare_dry_runs(a: DryRun, b: DryRun, *, limit: int = 1000) -> dict[str, Any]:
-    """Per-pod placement diff (b vs a), metric deltas and a verdict per metric."""
+def compare_dry_runs(a: DryRun, b: DryRun, *, limit: int = 1000, offset: int = 0) -> dict[str, Any]:
+    """Per-pod placement diff (b vs a), metric deltas and a verdict per metric.
+
+    ``changes`` lists changed pods ``offset``..``offset+limit`` (queue order); counts are whole.
+    """
     for run, field in ((a, "id"), (b, "other")):
         if run.status != DryRun.Status.SUCCEEDED:
             raise BadInput.one(field, f"dry-run {run.pk} is {run.status}, not succeeded")
-    ra = {r["pod"]: r for r in read_results(a, 0, a.result_count)}
-    rb = {r["pod"]: r for r in read_results(b, 0, b.result_count)}
+    # the compact placement index: pod, status, node, message (no explanations)
+    ra = {r["pod"]: r for r in read_index(ensure_indexes(a), "placements", 0, a.result_count)}
+    rb = {r["pod"]: r for r in read_index(ensure_indexes(b), "placements", 0, b.result_count)}
     changes: list[dict[str, Any]] = []
     counts = {"same": 0, "moved": 0, "newlyScheduled": 0, "newlyUnscheduled": 0, "other": 0}
     for pod in list(dict.fromkeys([*ra, *rb])):
@@ -378,7 +463,7 @@ def compare_dry_runs(a: DryRun, b: DryRun, *, limit: int = 1000) -> dict[str, An
         else:
             kind = "other"
         counts[kind] += 1
-        if len(changes) < limit:
+        if sum(counts.values()) - counts["same"] > offset and len(changes) < limit:
             changes.append(
                 {
                     "pod": pod,
@@ -396,6 +481,6 @@ def compare_dry_runs(a: DryRun, b: DryRun, *, limit: int = 1000) -> dict[str, An
         "sameState": a.snapshot_sha256 == b.snapshot_sha256,
         "counts": counts,
         "changes": changes,
-        "changesTruncated": sum(counts.values()) - counts["same"] > len(changes),
+        "changesTruncated": sum(counts.values()) - counts["same"] > offset + len(changes),
         "metrics": verdicts(ma, mb),
     }
