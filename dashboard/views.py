@@ -211,7 +211,9 @@ def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
 def nodes(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _cluster(name)
     context = _nodes_context(request, cluster)
-    context.update(nav="nodes", topology=selectors.gpu_topology(cluster))
+    # the GPU heatmap and figures read all GPU nodes: nodes.js loads them from
+    # gpu-topology.json after the page, so the page costs one page of nodes
+    context.update(nav="nodes")
     return render(request, "dashboard/nodes.html", context)
 
 

@@ -1,5 +1,6 @@
-// Nodes & GPUs: the heatmap and GPU figures follow the mirror (debounced
-// gpu-topology.json), node rows are re-fetched for the visible page only.
+// Nodes & GPUs: the heatmap and GPU figures load as gpu-topology.json right
+// after the page (they read every GPU node, so the page itself does not) and
+// follow the mirror (debounced); node rows are re-fetched for the visible page only.
 (function () {
   "use strict";
   const live = window.Schedlab.live;
@@ -16,15 +17,41 @@
           xaxis: { title: "nodes, most free first", showticklabels: false } }, { displayModeBar: false, responsive: true });
   }
 
+  function rows(id, items, empty, cells) {
+    const body = document.querySelector(`#${id} tbody`);
+    if (!body) return;
+    body.replaceChildren();
+    const width = document.querySelectorAll(`#${id} thead th`).length;
+    if (!items.length) items = [null];
+    for (const item of items) {
+      const tr = document.createElement("tr");
+      for (const [text, num] of item === null ? [[empty, false]] : cells(item)) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        if (num) td.className = "num";
+        if (item === null) td.colSpan = width;
+        tr.append(td);
+      }
+      body.append(tr);
+    }
+  }
+
   function apply(t) {
     for (const key of ["gpuNodes", "free", "largestFree", "stranded", "smallestPending"]) {
       for (const el of document.querySelectorAll(`[data-topo="${key}"]`)) el.textContent = t[key] ?? "—";
     }
+    rows("gpu-sizes", t.bySize, "No pending GPU pods.",
+      (s) => [[s.size, true], [s.pods, true], [s.nodes, true], [s.fits, true]]);
+    rows("gpu-products", Object.entries(t.products), "No node carries GPU Feature Discovery labels.",
+      ([name, n]) => [[name, false], [n, true]]);
     draw(t.heatmap);
+    document.getElementById("gpu-section")?.setAttribute("aria-busy", "false");
   }
 
   const refresh = live.debounce(() => live.fetchJSON(script.dataset.json).then(apply).catch(() => {}), 800);
-  draw(JSON.parse(document.getElementById("heatmap-data").textContent));
+  live.fetchJSON(script.dataset.json).then(apply).catch(() => {
+    heat.textContent = "The GPU figures could not be loaded; they retry on the next cluster change.";
+  });
   live.cluster(script.dataset.cluster, {
     kinds: ["nodes", "pods"],
     onDelta(msg) {

@@ -40,6 +40,10 @@ def test_a_viewer_logs_in_and_opens_a_pending_pods_explanation(page, demo):
 
     assert page.goto("/clusters/demo/nodes/").ok
     expect(page.locator("h1")).to_be_visible()
+    # the GPU figures and heatmap arrive as JSON after the page
+    expect(page.locator("#gpu-heatmap .main-svg").first).to_be_visible()
+    expect(page.locator("#gpu-sizes tbody tr")).to_have_count(4)
+    expect(page.locator('[data-topo="gpuNodes"]')).to_have_text("9")
     page.wait_for_load_state("networkidle")
     screenshot(page, "nodes")
     assert not page.js_errors, page.js_errors
