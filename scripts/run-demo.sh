@@ -45,13 +45,17 @@ for _ in $(seq 1 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 "$PY" manage.py collectstatic --noinput -v 0
 # Loads scheduler_engine/demo/gpu-cluster.yaml; says so and starts empty if it is missing.
 "$PY" manage.py load_demo
+# One user per role (viewer, operator, admin) so every flow can be tried.
+DEMO_PASSWORD="${DEMO_PASSWORD:-schedlab}"
+"$PY" manage.py demo_users --password "$DEMO_PASSWORD"
 
 "$PY" -m celery -A schedlab worker --loglevel=WARNING --concurrency=1 &
 pids+=($!)
 "$PY" -m daphne -b "$HOST" -p "$PORT" schedlab.asgi:application &
 pids+=($!)
 
-echo "schedlab: open http://$HOST:$PORT/clusters/demo/  (Ctrl-C to stop)"
+echo "schedlab: open http://$HOST:$PORT/clusters/demo/ and log in as admin, operator or viewer"
+echo "          (password: $DEMO_PASSWORD; API docs at http://$HOST:$PORT/api/v1/docs/)  Ctrl-C to stop"
 # Exit (and clean up) as soon as any child dies, so a crash is not hidden.
 wait -n "${pids[@]}"
 echo "schedlab: a process exited; shutting down" >&2
