@@ -43,3 +43,17 @@ def explain_recheck_seconds() -> float:
 def reap_seconds() -> float:
     """How often each Celery worker marks dry-runs whose worker died as failed (0: never)."""
     return float(_get("SCHEDLAB_DRYRUN_REAP_SECONDS", 30.0))
+
+
+def explain_max_pairs() -> int:
+    """Largest (pods to schedule times nodes) a dry-run explains per node and plugin.
+
+    Explaining records every plugin's verdict on every node for every pod; past
+    this the run goes on without the per-node record (messages stay).
+    """
+    return int(_get("SCHEDLAB_DRYRUN_EXPLAIN_MAX_PAIRS", 2_000_000))
+
+
+def explain_top_nodes() -> int:
+    """How many best-scored nodes keep their per-plugin scores in stored results."""
+    return int(_get("SCHEDLAB_DRYRUN_EXPLAIN_TOP_NODES", 10))

@@ -28,6 +28,7 @@ from scheduler_engine.errors import InputError
 from .. import codec, conf
 from ..indexes import INDEX_VERSION, Indexes, build_indexes
 from ..models import DryRun, DryRunIndexPage, DryRunResultPage, ProfileVersion
+from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled, NotCancellable
 from .metrics import fleet_metrics, verdicts
 from .profiles import parse_config
@@ -272,11 +273,16 @@ def run_dry_run(run_id: int) -> str | None:
         state = build_cluster(objects, source="snapshot")
         config = _config_for(run)
         t1 = time.perf_counter()
-        result = simulate(
-            state, config, seed=run.seed, explain=run.explain, progress=_Progress(run.pk)
-        )
+        explain = run.explain and explain_affordable(state)
+        result = simulate(state, config, seed=run.seed, explain=explain, progress=_Progress(run.pk))
         t2 = time.perf_counter()
-        results = result.to_dict()["results"]
+        results = [compact_result(r) for r in result.to_dict()["results"]]
+        if run.explain and not explain:
+            result.summary["explainSkipped"] = (
+                f"{len(state.pending_pods)} pods on {len(state.nodes)} nodes is more than "
+                f"SCHEDLAB_DRYRUN_EXPLAIN_MAX_PAIRS={conf.explain_max_pairs()} to explain per "
+                "node and plugin; messages, placements and preemptions are complete"
+            )
         metrics = fleet_metrics(state, results)
         placed = sum(1 for r in results if r["status"] == "Scheduled")
         size = run.result_page_size or conf.result_page_size()
