@@ -17,6 +17,7 @@ class ClusterAdmin(admin.ModelAdmin):
         "last_error",
         "last_error_at",
         "resource_versions",
+        "unavailable_kinds",
     )
 
 
@@ -55,3 +56,9 @@ class PodDisruptionBudgetAdmin(KubeObjectAdmin):
 @admin.register(models.Event)
 class EventAdmin(KubeObjectAdmin):
     list_display = ("involved_name", "involved_namespace", "cluster", "reason", "last_seen")
+
+
+@admin.register(models.ExtraObject)
+class ExtraObjectAdmin(KubeObjectAdmin):
+    list_display = ("name", "kind", "namespace", "cluster")
+    list_filter = ("cluster", "kind")

@@ -13,6 +13,7 @@ from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
+from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
 
 from scheduler_engine.objects.fielderror import FieldError
@@ -26,6 +27,7 @@ __all__ = [
     "KINDS",
     "KINDS_BY_KEY",
     "KINDS_BY_KIND",
+    "SHARED_KINDS",
     "KindSpec",
     "MalformedObject",
     "Row",
@@ -53,6 +55,31 @@ class KindSpec:
     # Extra columns in delta payloads sent to websocket clients.
     delta_fields: tuple[str, ...] = ()
     field_selector: str = ""
+    # Stored in the shared ``ExtraObject`` table, told apart by its ``kind`` column.
+    shared: bool = False
+
+    @property
+    def api_path(self) -> str:
+        """The collection across namespaces: ``/api/v1/pods``, ``/apis/policy/v1/...``."""
+        prefix = "/api" if self.api_version == "v1" else "/apis"  # core group vs named groups
+        return f"{prefix}/{self.api_version}/{self.key}"
+
+    @property
+    def api_group(self) -> str:
+        """``""`` for the core group, else e.g. ``resource.k8s.io``."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def unique_fields(self) -> tuple[str, ...]:
+        """The stored row's identity (the model's unique constraint)."""
+        if self.shared:
+            return ("cluster", "kind", "namespace", "name")
+        return ("cluster", "namespace", "name")
+
+    def rows(self) -> QuerySet:
+        """Every stored row of this kind (all clusters): filter on from here."""
+        manager = self.model.objects
+        return manager.filter(kind=self.kind) if self.shared else manager.all()
 
 
 def describe(obj: Obj) -> str:
@@ -237,6 +264,29 @@ def _event_columns(obj: Obj) -> dict[str, Any]:
     }
 
 
+def _shared(key: str, kind: str, api_version: str, namespaced: bool) -> KindSpec:
+    def columns(obj: Obj) -> dict[str, Any]:
+        return {"kind": kind}
+
+    return KindSpec(
+        key, kind, api_version, namespaced, models.ExtraObject, columns, ("kind",), shared=True
+    )
+
+
+# Read whole by the engine's volume and DRA plugins; pages do not filter on them.
+SHARED_KINDS: tuple[KindSpec, ...] = (
+    _shared("persistentvolumes", "PersistentVolume", "v1", False),
+    _shared("persistentvolumeclaims", "PersistentVolumeClaim", "v1", True),
+    _shared("storageclasses", "StorageClass", "storage.k8s.io/v1", False),
+    _shared("csinodes", "CSINode", "storage.k8s.io/v1", False),
+    _shared("csidrivers", "CSIDriver", "storage.k8s.io/v1", False),
+    _shared("deviceclasses", "DeviceClass", "resource.k8s.io/v1", False),
+    _shared("resourceslices", "ResourceSlice", "resource.k8s.io/v1", False),
+    _shared("resourceclaims", "ResourceClaim", "resource.k8s.io/v1", True),
+    _shared("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1", True),
+)
+
+
 KINDS: tuple[KindSpec, ...] = (
     KindSpec(
         "namespaces", "Namespace", "v1", False, models.Namespace, _namespace_columns, ("phase",)
@@ -287,7 +337,9 @@ KINDS: tuple[KindSpec, ...] = (
         ("reason", "involved_namespace", "involved_name", "message"),
         field_selector="reason=FailedScheduling",
     ),
+    *SHARED_KINDS,
 )
+
 KINDS_BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
 KINDS_BY_KEY: dict[str, KindSpec] = {k.key: k for k in KINDS}
 

@@ -55,6 +55,8 @@ class Cluster(models.Model):
     last_error = models.TextField(blank=True)
     last_error_at = models.DateTimeField(null=True, blank=True)
     resource_versions = models.JSONField(default=dict, blank=True)
+    # Kinds the API server does not serve (e.g. resource.k8s.io on a cluster without DRA).
+    unavailable_kinds = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -173,3 +175,26 @@ class Event(KubeObject):
                 fields=["cluster", "involved_namespace", "involved_name"], name="event_involved"
             )
         ]
+
+
+class ExtraObject(KubeObject):
+    """Every other kind the engine reads, in one table keyed by ``kind``.
+
+    Storage (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode,
+    CSIDriver) and DRA (ResourceSlice, ResourceClaim, ResourceClaimTemplate,
+    DeviceClass): pages do not filter on their fields, the engine reads them
+    whole, so one generic table serves them all (``dashboard.kinds`` lists them).
+    """
+
+    kind = models.CharField(max_length=64)
+
+    class Meta(KubeObject.Meta):
+        ordering = ["kind", "namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cluster", "kind", "namespace", "name"], name="extra_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {super().__str__()}"

@@ -20,4 +20,4 @@ def cluster_object_count(cluster_name: str) -> int:
     from .kinds import KINDS
 
     cluster = Cluster.objects.get(name=cluster_name)
-    return sum(spec.model.objects.filter(cluster=cluster).count() for spec in KINDS)
+    return sum(spec.rows().filter(cluster=cluster).count() for spec in KINDS)

@@ -27,7 +27,7 @@ __all__ = ["Changes", "apply_changes", "known_versions"]
 log = logging.getLogger(__name__)
 
 Key = tuple[str, str]
-_KEY_FIELDS = {"id", "cluster", "namespace", "name"}
+_KEY_FIELDS = {"id", "cluster", "kind", "namespace", "name"}
 BULK_SIZE = 1000
 # Batches at least this big use COPY on PostgreSQL (see _copy_upsert).
 COPY_THRESHOLD = 200
@@ -78,9 +78,11 @@ def _delete_keys(spec: KindSpec, cluster_id: int, keys: Iterable[Key]) -> int:
     deleted = 0
     for ns, names in by_namespace.items():
         for i in range(0, len(names), BULK_SIZE):
-            deleted += spec.model.objects.filter(
-                cluster_id=cluster_id, namespace=ns, name__in=names[i : i + BULK_SIZE]
-            ).delete()[0]
+            deleted += (
+                spec.rows()
+                .filter(cluster_id=cluster_id, namespace=ns, name__in=names[i : i + BULK_SIZE])
+                .delete()[0]
+            )
     return deleted
 
 
@@ -100,6 +102,7 @@ class _CopyPlan:
     table: str
     temp: str
     columns: str
+    conflict: str  # the unique constraint's columns
     updates: str
     get: Callable[[dict], tuple]
     json_names: tuple[str, ...]
@@ -121,6 +124,7 @@ def _plan(spec: KindSpec) -> _CopyPlan:
             table=quote(meta.db_table),
             temp=quote(f"mirror_{meta.db_table}"),
             columns=", ".join(quote(f.column) for f in ordered),
+            conflict=", ".join(quote(meta.get_field(n).column) for n in spec.unique_fields),
             updates=", ".join(
                 f"{quote(f.column)} = EXCLUDED.{quote(f.column)}"
                 for f in ordered
@@ -171,7 +175,7 @@ def _copy_upsert(spec: KindSpec, rows: list[KubeObject | Row]) -> None:
         _copy(raw, plan, plan.temp, rows)
         raw.execute(
             f"INSERT INTO {plan.table} ({plan.columns}) SELECT {plan.columns} FROM {plan.temp} "
-            f"ON CONFLICT (cluster_id, namespace, name) DO UPDATE SET {plan.updates}"
+            f"ON CONFLICT ({plan.conflict}) DO UPDATE SET {plan.updates}"
         )
         raw.execute(f"TRUNCATE {plan.temp}")
 
@@ -224,7 +228,7 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
                         _models(spec, rows),
                         batch_size=BULK_SIZE,
                         update_conflicts=True,
-                        unique_fields=["cluster", "namespace", "name"],
+                        unique_fields=list(spec.unique_fields),
                         update_fields=_update_fields(spec),
                     )
                 upserted[spec] = rows
@@ -244,7 +248,9 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
 
 def known_versions(cluster_id: int, spec: KindSpec) -> dict[Key, str]:
     """(namespace, name) -> resourceVersion of what is stored, for relist diffs."""
-    rows = spec.model.objects.filter(cluster_id=cluster_id).values_list(
-        "namespace", "name", "resource_version"
+    rows = (
+        spec.rows()
+        .filter(cluster_id=cluster_id)
+        .values_list("namespace", "name", "resource_version")
     )
     return {(ns, name): rv for ns, name, rv in rows.iterator(chunk_size=5000)}

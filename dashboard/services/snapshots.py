@@ -68,7 +68,8 @@ def export_snapshot(cluster: Cluster) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     for spec in KINDS:
         for obj in (
-            spec.model.objects.filter(cluster=cluster)
+            spec.rows()
+            .filter(cluster=cluster)
             .order_by("namespace", "name")
             .values_list("obj", flat=True)
             .iterator(chunk_size=2000)

@@ -25,6 +25,7 @@ class ClusterSerializer(serializers.ModelSerializer):
             "lag_seconds",
             "last_error",
             "resource_versions",
+            "unavailable_kinds",
             "created_at",
         ]
 
