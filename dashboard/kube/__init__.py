@@ -9,6 +9,7 @@ from .errors import (
     KubeConfigError,
     KubeError,
     KubeGone,
+    KubeNotFound,
     KubeUnreachable,
 )
 
@@ -19,6 +20,7 @@ __all__ = [
     "KubeConfigError",
     "KubeError",
     "KubeGone",
+    "KubeNotFound",
     "KubeSource",
     "KubeUnreachable",
     "ListPage",

@@ -33,6 +33,7 @@ from .errors import (
     KubeConfigError,
     KubeError,
     KubeGone,
+    KubeNotFound,
     KubeUnreachable,
 )
 
@@ -126,6 +127,8 @@ def translate(exc: BaseException, what: str) -> KubeError:
             return KubeAuthError(f"{what}: HTTP {code} {reason}")
         if code == 0:
             return KubeUnreachable(f"{what}: {reason}")
+        if code == 404:
+            return KubeNotFound(f"{what}: HTTP 404 {reason}")
         return KubeApiError(f"{what}: HTTP {code} {reason}", code)
     if isinstance(exc, urllib3.exceptions.HTTPError | OSError | socket.timeout):
         return KubeUnreachable(f"{what}: {type(exc).__name__}: {exc}")
@@ -155,8 +158,7 @@ class KubeClient:
     @staticmethod
     def path(spec: KindSpec) -> str:
         """The collection's URL path across namespaces: ``/api/v1/pods``, ``/apis/policy/v1/...``."""
-        prefix = "/api" if spec.api_version == "v1" else "/apis"  # core group vs named groups
-        return f"{prefix}/{spec.api_version}/{spec.key}"
+        return spec.api_path
 
     def _get(self, spec: KindSpec, query: list[tuple[str, Any]], timeout: Any) -> Any:
         """GET the kind's collection; the raw urllib3 response (body not read).

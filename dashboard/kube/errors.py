@@ -12,6 +12,7 @@ __all__ = [
     "KubeConfigError",
     "KubeError",
     "KubeGone",
+    "KubeNotFound",
     "KubeUnreachable",
 ]
 
@@ -52,3 +53,12 @@ class KubeApiError(KubeError):
     def __init__(self, message: str, code: int = 0) -> None:
         super().__init__(message)
         self.code = code
+
+
+class KubeNotFound(KubeApiError):
+    """404 for a collection: the API server does not serve this kind (e.g. no DRA)."""
+
+    status = "not available"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 404)

@@ -8,7 +8,11 @@ from dataclasses import dataclass
 
 from ..models import Cluster
 
-__all__ = ["MirrorHealth"]
+__all__ = ["UNAVAILABLE", "MirrorHealth"]
+
+# A kind's status when the API server does not serve it (a 404 for the collection,
+# e.g. resource.k8s.io on a cluster without DRA): not an error, nothing to mirror.
+UNAVAILABLE = "unavailable"
 
 
 @dataclass(slots=True)
@@ -54,7 +58,11 @@ class MirrorHealth:
                 self._kinds[kind].resource_version = resource_version
 
     def summary(self) -> dict:
-        """Cluster-level status: error beats syncing beats connecting beats watching."""
+        """Cluster-level status: error beats syncing beats connecting beats watching.
+
+        Kinds the server does not serve count as neither; they are listed in
+        ``unavailable_kinds``.
+        """
         with self._lock:
             states = list(self._kinds.items())
         errors = [f"{k}: {s.error}" for k, s in states if s.status == Cluster.MirrorStatus.ERROR]
@@ -73,4 +81,5 @@ class MirrorHealth:
             "connected": not errors and status != Cluster.MirrorStatus.CONNECTING,
             "last_error": "; ".join(errors),
             "resource_versions": {k: s.resource_version for k, s in states},
+            "unavailable_kinds": sorted(k for k, s in states if s.status == UNAVAILABLE),
         }

@@ -4,6 +4,12 @@ Like client-go's reflector: a watch that ends cleanly is resumed from the last
 resourceVersion seen (bookmarks keep it fresh); 410 Gone, a dropped connection
 or any other error leads to a full relist, after a jittered backoff for errors.
 A relist is also forced every ``resync_seconds`` as a safety net.
+
+A 404 for the collection means the server does not serve the kind (a cluster
+without DRA has no ``resource.k8s.io``): the kind is marked unavailable in the
+health (not an error), whatever was stored of it is removed, and the thread
+asks again every ``resync_seconds`` (the group may be enabled later), logging
+only when availability changes.
 """
 
 from __future__ import annotations
@@ -18,11 +24,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..kinds import KindSpec
-from ..kube import KubeClient, KubeError, KubeGone
+from ..kube import KubeClient, KubeError, KubeGone, KubeNotFound
 from ..models import Cluster
 from . import messages
 from .backoff import Backoff
-from .health import MirrorHealth
+from .health import UNAVAILABLE, MirrorHealth
 
 __all__ = ["Informer"]
 
@@ -64,6 +70,7 @@ class Informer(threading.Thread):
         self.client: KubeClient | None = None
         # Open watch responses, so stop() can close one that waits for data.
         self.responses: list[Any] = []
+        self.available = True  # False while the server answers 404 for the kind
 
     def _put(self, message: object) -> None:
         # Bounded queue: a slow database slows the list down instead of filling memory.
@@ -138,6 +145,13 @@ class Informer(threading.Thread):
                     self.client = self.client_factory()
                 if need_list or time.monotonic() >= deadline:
                     rv = self._list(self.client)
+                    if not self.available:
+                        self.available = True
+                        log.info(
+                            "%s: %s: served again; mirroring it",
+                            self.cluster_name,
+                            self.spec.key,
+                        )
                     need_list = False
                     self.backoff.reset()
                     # Spread resyncs of the kinds so they do not all hit the server at once.
@@ -147,6 +161,12 @@ class Informer(threading.Thread):
             except KubeGone as exc:
                 log.info("%s: %s: %s; relisting", self.cluster_name, self.spec.key, exc)
                 need_list = True
+            except KubeNotFound as exc:
+                if self.stop_event.is_set():
+                    break
+                self._unavailable(exc)
+                need_list = True
+                self.stop_event.wait(self.resync_seconds)
             except KubeError as exc:
                 if self.stop_event.is_set():
                     break
@@ -180,6 +200,24 @@ class Informer(threading.Thread):
                 self._drop_client()
                 self.stop_event.wait(delay)
         self._drop_client()
+
+    def _unavailable(self, exc: KubeNotFound) -> None:
+        """The server does not serve the kind: nothing of it exists; say so once."""
+        # The list started (ListStart) found nothing: stored rows of the kind go.
+        self._put(messages.ListDone(self.spec, ""))
+        self.health.set(self.spec.key, UNAVAILABLE)
+        self.backoff.reset()
+        if self.available:
+            self.available = False
+            log.info(
+                "%s: %s (%s) is not served by this cluster (%s); not mirrored, "
+                "checking again every %.0fs",
+                self.cluster_name,
+                self.spec.key,
+                self.spec.api_version,
+                exc,
+                self.resync_seconds,
+            )
 
     def _drop_client(self) -> None:
         # A fresh client re-reads the kubeconfig: rotated credentials are picked up.

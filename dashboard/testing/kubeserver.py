@@ -1,12 +1,15 @@
 """A small Kubernetes API server for tests: the real wire protocol, in-memory state.
 
-It serves what the mirror uses, for the mirrored kinds: list with
+It serves what the mirror uses, for the mirrored kinds (the volume and DRA
+kinds too, by their resource paths): list with
 ``resourceVersion`` and pagination (``limit``/``continue``, HTTP 410 for an
 expired continue token), chunked watch streams of ADDED / MODIFIED / DELETED /
 BOOKMARK events, a watch ``ERROR`` event with a 410 ``Status`` for a
 resourceVersion older than the retained history, ``fieldSelector`` on events'
 ``reason``, bearer-token auth, and faults on demand: dropped connections,
-compaction, restarts, malformed objects and garbage lines.
+compaction, restarts, malformed objects and garbage lines; and API groups
+switched off (:meth:`KubeServer.disable_group`: 404 ``page not found``, as a
+cluster without DRA answers for ``resource.k8s.io``).
 
 The real ``kubernetes`` client talks to it through a kubeconfig written by
 :meth:`KubeServer.write_kubeconfig`.
@@ -45,6 +48,11 @@ class Resource:
     path: str
 
 
+def _resource(key: str, kind: str, api_version: str, namespaced: bool) -> Resource:
+    prefix = "/api" if api_version == "v1" else "/apis"
+    return Resource(key, kind, api_version, namespaced, f"{prefix}/{api_version}/{key}")
+
+
 RESOURCES: dict[str, Resource] = {
     r.key: r
     for r in (
@@ -66,6 +74,15 @@ RESOURCES: dict[str, Resource] = {
             True,
             "/apis/policy/v1/poddisruptionbudgets",
         ),
+        _resource("persistentvolumes", "PersistentVolume", "v1", False),
+        _resource("persistentvolumeclaims", "PersistentVolumeClaim", "v1", True),
+        _resource("storageclasses", "StorageClass", "storage.k8s.io/v1", False),
+        _resource("csinodes", "CSINode", "storage.k8s.io/v1", False),
+        _resource("csidrivers", "CSIDriver", "storage.k8s.io/v1", False),
+        _resource("deviceclasses", "DeviceClass", "resource.k8s.io/v1", False),
+        _resource("resourceslices", "ResourceSlice", "resource.k8s.io/v1", False),
+        _resource("resourceclaims", "ResourceClaim", "resource.k8s.io/v1", True),
+        _resource("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1", True),
     )
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}
@@ -141,6 +158,8 @@ class KubeServer:
         # ConfigMaps written by server-side apply (see kubeserver_apply)
         self.configmaps: dict[tuple[str, str], dict[str, Any]] = {}
         self.forbid_writes = False
+        # API groups this server does not serve ("resource.k8s.io"): 404 for their paths
+        self.disabled_groups: set[str] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._watch_sockets: set[socket.socket] = set()
@@ -215,6 +234,18 @@ class KubeServer:
         path = Path(path)
         path.write_text(yaml.safe_dump(config))
         return path
+
+    def disable_group(self, group: str) -> None:
+        """Stop serving an API group (404), like a cluster where it is not enabled.
+
+        Open watches of its kinds are cut, as when the API server restarts
+        without it.
+        """
+        self.disabled_groups.add(group)
+        self.drop_watches()
+
+    def enable_group(self, group: str) -> None:
+        self.disabled_groups.discard(group)
 
     # -- state ------------------------------------------------------------
 
@@ -325,6 +356,14 @@ class _Handler(BaseHTTPRequestHandler):
             kubeserver_apply.get_configmap(self, cm["ns"], cm["name"])
             return
         res = _BY_PATH.get(url.path)
+        if res is not None and res.api_version.rpartition("/")[0] in kube.disabled_groups:
+            # what kube-apiserver answers for a group it does not serve: not a Status
+            self.send_response(404)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", "19")
+            self.end_headers()
+            self.wfile.write(b"404 page not found\n")
+            return
         if res is None:
             self._send(404, _status(404, "NotFound", f"the server could not find {url.path}"))
             return
