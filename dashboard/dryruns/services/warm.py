@@ -109,13 +109,17 @@ def _figures(cluster_id: int) -> dict[str, Figures]:
         ts = "(EXTRACT(EPOCH FROM updated_at) * 1000000)::bigint"  # exact microseconds
     else:
         ts = "julianday(updated_at)"  # SQLite keeps datetimes as ISO text
-    sql = " UNION ALL ".join(
-        f"SELECT {i}, COUNT(*), COALESCE(SUM(id), 0), COALESCE(SUM({ts}), 0) "
-        f"FROM {qn(spec.model._meta.db_table)} WHERE cluster_id = %s"
-        for i, spec in enumerate(SPECS)
-    )
+    parts, params = [], []
+    for i, spec in enumerate(SPECS):
+        # kinds sharing a table (dashboard.kinds.SHARED_KINDS) are told apart by `kind`
+        where = "cluster_id = %s AND kind = %s" if spec.shared else "cluster_id = %s"
+        parts.append(
+            f"SELECT {i}, COUNT(*), COALESCE(SUM(id), 0), COALESCE(SUM({ts}), 0) "
+            f"FROM {qn(spec.model._meta.db_table)} WHERE {where}"
+        )
+        params += [cluster_id, spec.kind] if spec.shared else [cluster_id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [cluster_id] * len(SPECS))
+        cursor.execute(" UNION ALL ".join(parts), params)
         rows = cursor.fetchall()
     exact = _exact_ts()
     return {SPECS[i].kind: (int(n), int(ids), int(ts) if exact else ts) for i, n, ids, ts in rows}
@@ -128,9 +132,7 @@ def _us(ts: datetime) -> int:
 def _load_objects(spec: KindSpec, ids: list[int]) -> list[dict[str, Any]]:
     objs = []
     for i in range(0, len(ids), CHUNK):
-        for obj in spec.model.objects.filter(id__in=ids[i : i + CHUNK]).values_list(
-            "obj", flat=True
-        ):
+        for obj in spec.rows().filter(id__in=ids[i : i + CHUNK]).values_list("obj", flat=True):
             obj.setdefault("kind", spec.kind)
             objs.append(obj)
     return objs
@@ -143,8 +145,10 @@ def _build(cluster: Cluster) -> _Entry:
     objects: list[dict[str, Any]] = []
     for spec in SPECS:
         k = kinds[spec.kind] = _Kind()
-        qs = spec.model.objects.filter(cluster_id=cluster.pk).values_list(
-            "id", "namespace", "name", "updated_at", "obj"
+        qs = (
+            spec.rows()
+            .filter(cluster_id=cluster.pk)
+            .values_list("id", "namespace", "name", "updated_at", "obj")
         )
         for pk, ns, name, ts, obj in qs.iterator(chunk_size=CHUNK):
             k.put(pk, (ns, name, _us(ts)))
@@ -174,7 +178,7 @@ def _refresh_kind(
     a late commit carries an old stamp): diff the ids, then, last resort, every
     row's stamp.
     """
-    qs = spec.model.objects.filter(cluster_id=cluster_id)
+    qs = spec.rows().filter(cluster_id=cluster_id)
     exact = _exact_ts()
     changed: dict[int, Row] = {}
     deleted: dict[int, Row] = {}
