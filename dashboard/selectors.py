@@ -23,7 +23,7 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from .models import Cluster, Event, Node, Pod, PodDisruptionBudget
+from .models import Cluster, Event, ExtraObject, Node, Pod, PodDisruptionBudget
 
 __all__ = [
     "NodesPage",
@@ -179,19 +179,22 @@ def engine_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:
     """The engine's FailedScheduling message for each pending pod, for small clusters only.
 
     Cached per process while the mirror has not changed (the count and latest
-    update of nodes and pods); None when the cluster is too large to simulate
+    update of nodes, pods and the volume/DRA objects); None when the cluster is too large to simulate
     within a page view or has FailedScheduling events of its own.
     """
     if Event.objects.filter(cluster=cluster).exists():
         return None
     nodes = Node.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
     pods = Pod.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
+    extra = ExtraObject.objects.filter(cluster=cluster).aggregate(
+        n=Count("id"), s=Sum("id"), t=Max("updated_at")
+    )
     if nodes["n"] > ENGINE_REASONS_MAX_NODES:
         return None
     pending = _pending(cluster).count()
     if pending == 0 or pending > ENGINE_REASONS_MAX_PENDING:
         return {} if pending == 0 else None
-    fp = (nodes["n"], nodes["t"], pods["n"], pods["t"])
+    fp = (nodes["n"], nodes["t"], pods["n"], pods["t"], extra["n"], extra["s"], extra["t"])
     with _engine_lock:
         warm = _engine_cache.get(cluster.pk)
         if warm is not None and warm.fingerprint == fp:
