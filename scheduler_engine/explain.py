@@ -5,8 +5,11 @@ is called; over 50,000 pods that is most of the cost of explaining one pod.
 A :class:`WarmCluster` parses the cluster once, then follows changes object by
 object (``apply``): a pod update moves one pod between node infos, a node
 update replaces one node info, and only a new, removed or re-zoned node (or
-changed images) re-orders the node list.  ``explain_pod`` then schedules just
-the one pod, with explanations, on the warm snapshot itself and afterwards
+changed images) re-orders the node list.  Every other kind (volumes and
+claims, storage classes, CSI nodes and drivers, DRA slices, claims, templates
+and device classes) is kept whole by key, in first-seen order as a fresh build
+would list it; the plugins index them per run.  ``explain_pod`` then schedules
+just the one pod, with explanations, on the warm snapshot itself and afterwards
 rebuilds the few node infos the run touched (``Snapshot.change_log``: the
 assumed pod's node, preemption victims' nodes) from the warm pod index.
 
@@ -248,6 +251,7 @@ class WarmCluster:
                 "priorityClasses": len(self._priority_classes),
                 "podDisruptionBudgets": len(self._pdbs),
                 "namespaces": len(self._namespaces),
+                "otherObjects": sum(map(len, self._objects.values())),
                 "rejected": len(self.rejected),
             }
 

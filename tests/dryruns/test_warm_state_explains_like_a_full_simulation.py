@@ -129,3 +129,95 @@ def test_it_refuses_to_explain_a_bound_pod() -> None:
     warm = WarmCluster(fleet(1))
     with pytest.raises(InputError, match="spec.nodeName"):
         warm.explain_pod(pod(1, node_name="node-0"), default_config())
+
+
+def _storage_class() -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "local"},
+        "provisioner": "kubernetes.io/no-provisioner",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+
+
+def _claim() -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": "local",
+            "resources": {"requests": {"storage": "10Gi"}},
+        },
+        "status": {"phase": "Pending"},
+    }
+
+
+def _volume(name: str, node_name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "capacity": {"storage": "100Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": "local",
+            "local": {"path": "/mnt/disk"},
+            "nodeAffinity": {
+                "required": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {
+                                    "key": "kubernetes.io/hostname",
+                                    "operator": "In",
+                                    "values": [node_name],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            },
+        },
+        "status": {"phase": "Available"},
+    }
+
+
+def test_it_follows_volume_objects_for_a_pod_with_a_claim() -> None:
+    objects = [*fleet(3), _storage_class(), _claim()]
+    warm = WarmCluster(objects)
+    want = pod(9000)
+    want["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+
+    # no volume yet: every node lacks one
+    _same(warm, objects, want)
+    assert "didn't find available persistent volumes to bind" in warm.explain_pod(want)["message"]
+
+    # a local volume on node-1 arrives: the pod goes there
+    pv = _volume("pv-1", "node-1")
+    warm.apply([pv])
+    _put(objects, pv)
+    _same(warm, objects, want)
+    got = warm.explain_pod(want)
+    assert (got["status"], got["node"]) == ("Scheduled", "node-1")
+
+    # the volume moves to node-2 (an update in place)
+    moved = _volume("pv-1", "node-2")
+    warm.apply([moved])
+    _put(objects, moved)
+    _same(warm, objects, want)
+    assert warm.explain_pod(want)["node"] == "node-2"
+
+    # the claim is deleted: the pod cannot be scheduled at all
+    warm.apply(deletes=[("PersistentVolumeClaim", "default", "data")])
+    objects = [o for o in objects if o["kind"] != "PersistentVolumeClaim"]
+    _same(warm, objects, want)
+    assert 'persistentvolumeclaim "data" not found' in warm.explain_pod(want)["message"]
+
+    # and comes back
+    warm.apply([_claim()])
+    objects.append(_claim())
+    _same(warm, objects, want)
+    assert warm.counts["otherObjects"] == 3
