@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Sum
 
+from .kinds import KINDS_BY_KIND
 from .models import Cluster, Node, Pod, PodDisruptionBudget
 from .selectors import DONE_PHASES
 
@@ -21,6 +22,10 @@ __all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation
 # Caps that keep the page small at 5,000 nodes; the counts stay exact.
 MAX_NODES_PER_GROUP = 40
 MAX_RANKED = 30
+
+VOLUME_PLUGINS = frozenset(
+    {"VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits"}
+)
 
 
 @dataclass(slots=True)
@@ -38,6 +43,8 @@ class Explanation:
     pdbs: list[dict[str, Any]] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     nearest: dict[str, Any] | None = None
+    # DRA devices the engine allocated for a scheduled pod: [{claim, allocation, ...}]
+    allocations: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
@@ -174,6 +181,7 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
     scores = result.get("scores") or {}
     ex.feasible = len(scores)
     ex.ranked, ex.chart = _ranked(scores, result.get("pluginScores") or {})
+    ex.allocations = list(result.get("allocations") or [])
 
     victims = result.get("victims") or []
     if victims:
@@ -249,6 +257,8 @@ def _hints(
             f"{len(nodes)} node(s) fail only {plugin}: changing what {plugin} checks "
             f"would make them feasible (e.g. {example})."
         )
+    failing = {f.get("plugin") for failures in all_failures.values() for f in failures}
+    ex.hints += _claim_hints(cluster, pod, failing)
     nearest = _resource_shortfall(cluster, pod, resource_only[:2000])
     if nearest is not None:
         ex.nearest = nearest
@@ -258,3 +268,75 @@ def _hints(
             "No node rejected only for resources could hold this pod even when empty: "
             "its request is larger than any such node's allocatable capacity.",
         )
+
+
+def _claim_hints(cluster: Cluster, pod: Pod, failing: set[Any]) -> list[str]:
+    """What the mirror holds of the pod's PVCs / ResourceClaims, when their plugins reject."""
+    spec = pod.obj.get("spec") or {}
+    hints: list[str] = []
+    if failing & VOLUME_PLUGINS:
+        names = [
+            v["persistentVolumeClaim"].get("claimName")
+            for v in spec.get("volumes") or []
+            if isinstance(v, dict) and isinstance(v.get("persistentVolumeClaim"), dict)
+        ]
+        stored = _stored(cluster, "PersistentVolumeClaim", pod.namespace, names)
+        for name in names:
+            claim = stored.get(name)
+            if claim is None:
+                hints.append(f"PersistentVolumeClaim {pod.namespace}/{name} does not exist.")
+                continue
+            cspec = claim.get("spec") or {}
+            if cspec.get("volumeName"):
+                hints.append(
+                    f"PersistentVolumeClaim {pod.namespace}/{name} is bound to "
+                    f"PersistentVolume {cspec['volumeName']}: only nodes that volume can "
+                    "reach qualify."
+                )
+            else:
+                size = ((cspec.get("resources") or {}).get("requests") or {}).get("storage", "?")
+                hints.append(
+                    f"PersistentVolumeClaim {pod.namespace}/{name} is unbound "
+                    f"(storage class {cspec.get('storageClassName') or '(none)'}, {size}, "
+                    f"{', '.join(cspec.get('accessModes') or []) or 'no access modes'}): "
+                    "a matching available PersistentVolume on a feasible node, or a "
+                    "provisioner for its class there, would make it fit."
+                )
+    if "DynamicResources" in failing:
+        claims = [c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)]
+        named = [c["resourceClaimName"] for c in claims if c.get("resourceClaimName")]
+        stored = _stored(cluster, "ResourceClaim", pod.namespace, named)
+        for c in claims:
+            if c.get("resourceClaimName"):
+                name = c["resourceClaimName"]
+                claim = stored.get(name)
+                if claim is None:
+                    hints.append(f"ResourceClaim {pod.namespace}/{name} does not exist.")
+                elif (claim.get("status") or {}).get("allocation"):
+                    hints.append(
+                        f"ResourceClaim {pod.namespace}/{name} is allocated already: "
+                        "only the nodes its allocation selects qualify."
+                    )
+                else:
+                    hints.append(
+                        f"ResourceClaim {pod.namespace}/{name} needs devices no feasible "
+                        "node's ResourceSlices have free."
+                    )
+            elif c.get("resourceClaimTemplateName"):
+                hints.append(
+                    f"Claim {c.get('name')} (from ResourceClaimTemplate "
+                    f"{pod.namespace}/{c['resourceClaimTemplateName']}) needs devices no "
+                    "feasible node's ResourceSlices have free."
+                )
+    return hints
+
+
+def _stored(cluster: Cluster, kind: str, namespace: str, names: list[Any]) -> dict[str, dict]:
+    rows = (
+        KINDS_BY_KIND[kind]
+        .rows()
+        .filter(
+            cluster=cluster, namespace=namespace, name__in=[n for n in names if isinstance(n, str)]
+        )
+    )
+    return dict(rows.values_list("name", "obj"))
