@@ -120,7 +120,11 @@ class _Change:
 
 class _Store:
     def __init__(self, max_history: int) -> None:
-        self.cond = threading.Condition()
+        lock = threading.RLock()
+        self.cond = threading.Condition(lock)
+        # Watchers wait on their resource's condition (same lock): a change
+        # wakes only the watches it concerns, however many kinds are served.
+        self.wakeups = {k: threading.Condition(lock) for k in RESOURCES}
         self.rv = 1000
         self.items: dict[str, dict[tuple[str, str], _Item]] = {k: {} for k in RESOURCES}
         self.history: list[_Change] = []
@@ -136,6 +140,11 @@ class _Store:
             self.compacted_rv = self.history[drop - 1].rv
             del self.history[:drop]
             self.history_base += drop
+        self.wakeups[change.resource].notify_all()
+
+    def wake_all(self) -> None:
+        for wakeup in self.wakeups.values():
+            wakeup.notify_all()
         self.cond.notify_all()
 
 
@@ -212,7 +221,7 @@ class KubeServer:
             self.store.history.clear()
             self.store.compacted_rv = self.store.rv
             self.store.snapshots.clear()  # continue tokens expire too
-            self.store.cond.notify_all()
+            self.store.wake_all()
 
     def expire_continue_tokens(self) -> None:
         with self.store.cond:
@@ -499,7 +508,7 @@ class _Handler(BaseHTTPRequestHandler):
                     now = time.monotonic()
                     wait = min(deadline, next_bookmark) - now
                     if cursor - store.history_base >= len(store.history) and wait > 0:
-                        store.cond.wait(wait)
+                        store.wakeups[res.key].wait(wait)
                     if cursor < store.history_base:
                         # Compacted while we were behind: the client must relist.
                         lines = [
