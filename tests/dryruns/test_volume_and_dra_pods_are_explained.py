@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dashboard.kinds import KINDS_BY_KIND, to_row
+from dashboard.dryruns import codec
+from dashboard.dryruns.services.dryruns import create_dry_run
+from dashboard.kinds import KINDS_BY_KIND, SHARED_KINDS, to_row
 from dashboard.mirror import Mirror, MirrorOptions
 from dashboard.models import Cluster, ExtraObject
 from dashboard.services.cluster_state import Changes, apply_changes
@@ -39,6 +41,17 @@ def _check_demo_explanations(client, cluster: Cluster) -> None:
 def test_the_imported_demo_explains_volume_and_dra_pods(viewer, demo_cluster):
     assert ExtraObject.objects.filter(cluster=demo_cluster).count() == 25
     _check_demo_explanations(viewer, demo_cluster)
+
+
+def test_a_mirror_dry_run_freezes_the_volume_and_dra_objects(
+    demo_cluster, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        run = create_dry_run(demo_cluster, source="mirror")
+    frozen = {o["kind"] for o in codec.unpack(run.snapshot)}
+    shared = {s.kind for s in SHARED_KINDS}
+    in_demo = {o["kind"] for o in read_objects(DEMO)} & shared
+    assert len(in_demo) == 8 and in_demo <= frozen  # all but CSIDriver
 
 
 def test_explanations_follow_claim_changes_without_a_rebuild(viewer, demo_cluster):
