@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .fielderr import FieldError
+from .types import EXTENSION_POINTS
 
 __all__ = [
     "ARGS_SCHEMAS",
@@ -49,18 +50,7 @@ _TYPE_META = {"apiVersion": STRING, "kind": STRING}
 _PLUGIN = {"name": STRING, "weight": INT32}
 _PLUGIN_SET = {"enabled": _list(_PLUGIN), "disabled": _list(_PLUGIN)}
 PLUGIN_SET_FIELDS: tuple[str, ...] = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
+    *EXTENSION_POINTS,
     "multiPoint",
     "placementGenerate",
     "placementScore",

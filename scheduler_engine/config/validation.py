@@ -25,6 +25,7 @@ from .fielderr import (
     required,
 )
 from .schema import parse_duration
+from .types import EXTENSION_POINTS
 
 __all__ = ["validate_args", "validate_document"]
 
@@ -33,20 +34,7 @@ REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"
 _REMOVED_MSG = f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")'
 
 # The explicit points that validation.go checks for removed plugins (not multiPoint).
-_VALIDATED_POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+_VALIDATED_POINTS = EXTENSION_POINTS
 
 
 def validate_document(doc: Mapping[str, Any]) -> list[FieldError]:

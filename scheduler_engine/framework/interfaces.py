@@ -331,20 +331,23 @@ POINT_PROTOCOLS: dict[str, type] = {
 }
 
 
+# extension point → the method a plugin defines to join it
+POINT_METHODS: dict[str, str] = {
+    "preEnqueue": "pre_enqueue",
+    "queueSort": "less",
+    "preFilter": "pre_filter",
+    "filter": "filter",
+    "postFilter": "post_filter",
+    "preScore": "pre_score",
+    "score": "score",
+    "reserve": "reserve",
+    "permit": "permit",
+    "preBind": "pre_bind",
+    "bind": "bind",
+    "postBind": "post_bind",
+}
+
+
 def implemented_points(plugin_cls: type) -> frozenset[str]:
     """Extension points a plugin class implements (by its methods)."""
-    methods = {
-        "preEnqueue": "pre_enqueue",
-        "queueSort": "less",
-        "preFilter": "pre_filter",
-        "filter": "filter",
-        "postFilter": "post_filter",
-        "preScore": "pre_score",
-        "score": "score",
-        "reserve": "reserve",
-        "permit": "permit",
-        "preBind": "pre_bind",
-        "bind": "bind",
-        "postBind": "post_bind",
-    }
-    return frozenset(p for p, m in methods.items() if callable(getattr(plugin_cls, m, None)))
+    return frozenset(p for p, m in POINT_METHODS.items() if callable(getattr(plugin_cls, m, None)))

@@ -24,6 +24,7 @@ from .cycle_state import CycleState
 from .interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    POINT_METHODS,
     NodeScore,
     NodeToStatus,
     PostFilterResult,
@@ -48,20 +49,7 @@ MAX_PERMIT_TIMEOUT = 15 * 60.0
 _ACTIVE_FILTERS = "framework/activeFilters"
 
 # Method each point calls, to find the plugins of a point among the instances.
-_POINT_METHODS = {
-    "preEnqueue": "pre_enqueue",
-    "queueSort": "less",
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "preScore": "pre_score",
-    "score": "score",
-    "reserve": "reserve",
-    "permit": "permit",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-}
+_POINT_METHODS = POINT_METHODS
 
 
 def _error(exc: BaseException, plugin: str) -> Status:
