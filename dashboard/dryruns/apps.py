@@ -8,3 +8,9 @@ class DryRunsConfig(AppConfig):
     label = "dryruns"
     default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "profiles and dry-runs"
+
+    def ready(self) -> None:
+        # warm explanation state built in the background by web and worker processes
+        from . import prewarm
+
+        prewarm.install()

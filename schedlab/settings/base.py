@@ -155,6 +155,11 @@ DEMO_SNAPSHOT = env_str(
     "SCHEDLAB_DEMO_SNAPSHOT", str(BASE_DIR / "scheduler_engine" / "demo" / "gpu-cluster.yaml")
 )
 
+# Each web (ASGI) process and Celery worker process builds every cluster's warm
+# explanation state in a background thread at start-up (dashboard/dryruns/prewarm.py),
+# so no request pays for it (~10 s at 5,000 nodes / 50,000 pods). Off in tests.
+SCHEDLAB_EXPLAIN_PREWARM = env_bool("SCHEDLAB_EXPLAIN_PREWARM", True)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

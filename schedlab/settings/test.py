@@ -6,7 +6,7 @@ import os
 
 from .base import *  # noqa: F403
 from .base import VAR_DIR, database_from_env, redis_channel_layer
-from .env import env_str
+from .env import env_bool, env_str
 
 DEBUG = False
 SECRET_KEY = "test-only-secret"
@@ -32,6 +32,9 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# No background build of warm explanation state in server processes the tests
+# start (a test turns it on with the environment variable of the same name).
+SCHEDLAB_EXPLAIN_PREWARM = env_bool("SCHEDLAB_EXPLAIN_PREWARM", False)
 MIRROR_BACKOFF_BASE = 0.05
 MIRROR_BACKOFF_MAX = 0.5
 

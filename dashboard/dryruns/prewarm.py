@@ -1,0 +1,155 @@
+"""Build every cluster's warm explanation state as soon as a server process starts.
+
+The first explanation in a process used to pay for importing the engine's
+plugins and parsing the whole cluster (~10 s at 5,000 nodes and 50,000 pods).
+A web (ASGI) process and each Celery worker process now do that in a daemon
+thread right after start-up instead: start-up itself never waits, failures are
+logged (the first request then builds as before), and a request that arrives
+while the build runs waits on the cluster's lock in
+:func:`~dashboard.dryruns.services.warm.warm_cluster` and gets the same state:
+one build, never two.
+
+Controlled by the ``SCHEDLAB_EXPLAIN_PREWARM`` setting (environment variable of
+the same name): on in dev and production, off in the test settings.
+
+Which processes: :func:`install` (called from the app's ``ready()``) starts the
+thread in an ASGI server process (the ``schedlab.asgi`` module is being
+imported, or ``manage.py runserver``'s serving child), and hooks Celery's
+signals: ``worker_process_init`` in each pool process (prefork children, or
+the worker itself with ``--pool=solo``), ``worker_ready`` for the thread-based
+pools whose tasks run in the worker process.  Management commands, the mirror,
+shells and tests do not prewarm.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+__all__ = ["enabled", "install", "is_web_process", "start", "wait"]
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_pid: int | None = None  # the process that started _thread (a forked child starts its own)
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "SCHEDLAB_EXPLAIN_PREWARM", False))
+
+
+def is_web_process() -> bool:
+    """Is this process an ASGI server loading the project's application?"""
+    # Daphne, uvicorn, ... import schedlab.asgi, whose get_asgi_application()
+    # sets Django up: the module is in sys.modules (half-imported) during ready().
+    asgi_module = str(getattr(settings, "ASGI_APPLICATION", "schedlab.asgi.application"))
+    if asgi_module.rpartition(".")[0] in sys.modules:
+        return True
+    # `manage.py runserver` serves from the autoreloader's child (RUN_MAIN) or itself
+    argv = sys.argv
+    return (
+        len(argv) > 1
+        and argv[1] == "runserver"
+        and (os.environ.get("RUN_MAIN") == "true" or "--noreload" in argv)
+    )
+
+
+def start(reason: str) -> threading.Thread | None:
+    """Start this process's prewarm thread; None if disabled or already started here."""
+    global _thread, _pid
+    if not enabled():
+        return None
+    with _lock:
+        if _thread is not None and _pid == os.getpid():
+            return None
+        _pid = os.getpid()
+        _thread = threading.Thread(target=_run, args=(reason,), name="explain-prewarm", daemon=True)
+        _thread.start()
+        return _thread
+
+
+def wait(timeout: float | None = None) -> bool:
+    """Wait for this process's prewarm thread; True when none runs any more."""
+    thread = _thread if _pid == os.getpid() else None
+    if thread is not None:
+        thread.join(timeout)
+        return not thread.is_alive()
+    return True
+
+
+def _run(reason: str) -> None:
+    t0 = time.perf_counter()
+    try:
+        _import_plugins()
+        from dashboard.models import Cluster
+
+        from .services.warm import warm_cluster
+
+        clusters = list(Cluster.objects.order_by("pk"))
+        for cluster in clusters:
+            t1 = time.perf_counter()
+            try:
+                warm = warm_cluster(cluster)
+            except Exception:
+                log.exception("prewarming the explanation state of cluster %s failed", cluster.name)
+                continue
+            log.info(
+                "explanations of cluster %s warm in %.1f s (%s)",
+                cluster.name,
+                time.perf_counter() - t1,
+                ", ".join(f"{v} {k}" for k, v in warm.counts.items()),
+            )
+        log.info(
+            "explanation prewarm (%s) done: %d cluster(s) in %.1f s",
+            reason,
+            len(clusters),
+            time.perf_counter() - t0,
+        )
+    except Exception:  # the database may be away at start-up: requests build on demand
+        log.exception("explanation prewarm (%s) failed", reason)
+    finally:
+        connection.close()  # this thread's own connection
+
+
+def _import_plugins() -> None:
+    """Import every plugin module and parse the default profile (~3 s of a cold request)."""
+    from scheduler_engine import default_config
+    from scheduler_engine.framework.registry import default_registry
+
+    default_registry()
+    default_config()
+
+
+# -- hooks -------------------------------------------------------------------
+
+
+def _on_worker_process_init(**_: Any) -> None:
+    start("celery worker process")
+
+
+def _on_worker_ready(sender: Any = None, **_: Any) -> None:
+    # prefork: tasks run in the pool's children, which prewarm on worker_process_init
+    from celery.concurrency.prefork import TaskPool as PreforkPool
+
+    pool_cls = getattr(getattr(sender, "controller", None), "pool_cls", None)
+    if isinstance(pool_cls, type) and issubclass(pool_cls, PreforkPool):
+        return
+    start("celery worker")
+
+
+def install() -> None:
+    """Hook Celery's worker signals; start the thread now in a web server process."""
+    from celery.signals import worker_process_init, worker_ready
+
+    worker_process_init.connect(_on_worker_process_init, weak=False, dispatch_uid="prewarm-init")
+    worker_ready.connect(_on_worker_ready, weak=False, dispatch_uid="prewarm-ready")
+    if enabled() and is_web_process():
+        start("web server")
