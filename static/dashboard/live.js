@@ -93,8 +93,42 @@
       return;
     }
     if (!resp.ok) return;
+    const kept = keepState(el);
     el.innerHTML = await resp.text();
+    kept.restore();
     el.dispatchEvent(new CustomEvent("schedlab:fragment", { bubbles: true }));
+  }
+
+  // A swapped fragment must not throw a keyboard user back to the top of the page:
+  // the <details data-key> that were open are opened again, and the focused element
+  // gets the focus back, found by its closest [data-key] (a row, a group), its tag and
+  // its position there (or by id).
+  function keepState(root) {
+    const open = new Set([...root.querySelectorAll("details[data-key][open]")].map((d) => d.dataset.key));
+    const active = document.activeElement;
+    let find = null;
+    if (active && active !== root && root.contains(active)) {
+      const owner = active.closest("[data-key]");
+      if (active.id) {
+        find = () => document.getElementById(active.id);
+      } else if (owner && root.contains(owner)) {
+        const key = owner.dataset.key;
+        const tag = active.tagName;
+        const index = [...owner.querySelectorAll(tag)].indexOf(active);
+        find = () => {
+          const again = [...root.querySelectorAll("[data-key]")].find((e) => e.dataset.key === key);
+          return again ? (again.tagName === tag ? again : again.querySelectorAll(tag)[index]) : null;
+        };
+      }
+    }
+    return {
+      restore() {
+        for (const d of root.querySelectorAll("details[data-key]")) if (open.has(d.dataset.key)) d.open = true;
+        if (!find || (document.activeElement && document.activeElement !== document.body)) return;
+        const target = find();
+        if (target && root.contains(target)) target.focus({ preventScroll: true });
+      },
+    };
   }
 
   async function fetchJSON(url) {
