@@ -32,6 +32,10 @@
     };
   }
 
+  // The page's live connections (for the console and the browser tests:
+  // Schedlab.live.connections[0].socket.close() drops one as a network failure would).
+  const connections = [];
+
   // A websocket that reconnects by itself with jittered exponential backoff.
   function connect(path, handlers) {
     const h = handlers || {};
@@ -77,10 +81,17 @@
     window.addEventListener("online", nudge);
     document.addEventListener("visibilitychange", () => { if (!document.hidden) nudge(); });
     open();
-    return {
-      close() { closedByUs = true; clearTimeout(timer); if (ws) ws.close(); },
+    const handle = {
+      path,
+      close() {
+        closedByUs = true; clearTimeout(timer); if (ws) ws.close();
+        const i = connections.indexOf(handle);
+        if (i >= 0) connections.splice(i, 1);
+      },
       get socket() { return ws; },
     };
+    connections.push(handle);
+    return handle;
   }
 
   // Re-fetch one fragment (its URL plus the page's current query string) and swap it in.
@@ -202,5 +213,5 @@
 
   function podKey(p) { return `${p.namespace}/${p.name}`; }
 
-  Schedlab.live = { connect, cluster, dryRun, refreshFragment, fetchJSON, debounce, status, applyHealth, podKey };
+  Schedlab.live = { connections, connect, cluster, dryRun, refreshFragment, fetchJSON, debounce, status, applyHealth, podKey };
 })();
