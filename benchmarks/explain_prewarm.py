@@ -37,6 +37,14 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
+def _rss_mib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
 def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) -> str:
     port = _port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1" if prewarm else "0", "LOG_LEVEL": "INFO"}
@@ -54,6 +62,7 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
         ],
         env=env,
         cwd=ROOT,
+        stdout=subprocess.DEVNULL,  # the access log
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -90,12 +99,13 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
         sent = time.perf_counter() - t0
         first = get()
         rest = sorted(get() for _ in range(samples))
+        rss = _rss_mib(proc.pid)
         label = f"prewarm {'on' if prewarm else 'off'}, first request {'at once' if at_once else 'after prewarm'}"
         warm_note = f", prewarm done at {warm_at[0]:.1f} s" if warm_at else ""
         return (
             f"{label}: server up {up:.1f} s{warm_note}; first request sent at {sent:.1f} s, "
             f"took {1000 * first:.0f} ms; next {samples}: p50 {1000 * rest[len(rest) // 2]:.0f} ms, "
-            f"max {1000 * rest[-1]:.0f} ms"
+            f"max {1000 * rest[-1]:.0f} ms; server RSS {rss} MiB"
         )
     finally:
         proc.terminate()
