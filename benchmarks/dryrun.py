@@ -24,6 +24,8 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedl
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
+# the worker's start-up prewarm would compete with the measured run (see benchmarks/explain_prewarm.py)
+os.environ.setdefault("SCHEDLAB_EXPLAIN_PREWARM", "0")
 
 
 def _ensure_database() -> None:
