@@ -442,7 +442,13 @@ class Evaluator:
         already being deleted are not evicted again.  Nominations are cleared
         through ``handle.clear_nominated_node_name(pod)`` when available; the
         pods concerned are returned (and listed in the result's details).
+
+        With asynchronous preemption (beta, on in v1.36) nothing at all is done
+        when every victim is already being deleted: no deletion and no
+        nomination cleared (upstream ``prepareCandidateAsync`` returns early).
         """
+        if all(v.terminating for v in candidate.victims.pods):
+            return None, []
         evict = getattr(self.handle, "evict", None)
         if evict is not None:
             for victim in candidate.victims.pods:
