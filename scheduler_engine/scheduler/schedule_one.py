@@ -299,9 +299,9 @@ class Scheduler:
                 feasible, _, err = self._find_nodes_that_pass_filters(
                     fwk, state, pod, diagnosis, [ni]
                 )
-                if err is not None:
-                    return [], diagnosis, err
-                if feasible:
+                # upstream logs a failed evaluation of the nominated node and goes on
+                # with every node (schedule_one.go findNodesThatFitPod)
+                if err is None and feasible:
                     return feasible, diagnosis, None
                 if ni.name in diagnosis.node_to_status.statuses:
                     nominated_failed = ni.name

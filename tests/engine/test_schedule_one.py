@@ -273,3 +273,27 @@ def test_summary_counts_and_profiles():
     s = r.to_dict()["summary"]
     assert s["counts"] == {"Scheduled": 1, "Unschedulable": 0, "Skipped": 1, "Error": 0}
     assert (s["nodes"], s["seed"], s["profiles"]) == (1, 7, ["default-scheduler"])
+
+
+def test_an_error_on_the_nominated_node_falls_back_to_every_node():
+    # schedule_one.go findNodesThatFitPod: a failed evaluation of the nominated
+    # node is logged and the pod is tried on all nodes
+    seen: list[str] = []
+
+    def fails_once_on_n1(_state, _pod, node_info):
+        seen.append(node_info.name)
+        if seen == ["n1"]:
+            raise ValueError("transient")
+        return None
+
+    flaky = Fake("Flaky", filter=fails_once_on_n1)
+    cfg, reg = _with_extra({"filter": ["Flaky"]}, flaky)
+    r = run(
+        make_node("n1").cap(cpu=1, memory="1Gi"),
+        make_node("n2").cap(cpu=1, memory="1Gi"),
+        make_pod("p").nominated("n1"),
+        config=cfg,
+        registry=reg,
+    )
+    assert r.results[0].status == "Scheduled"
+    assert seen[0] == "n1" and len(seen) > 1
