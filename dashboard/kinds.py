@@ -65,11 +65,6 @@ class KindSpec:
         return f"{prefix}/{self.api_version}/{self.key}"
 
     @property
-    def api_group(self) -> str:
-        """``""`` for the core group, else e.g. ``resource.k8s.io``."""
-        return self.api_version.rpartition("/")[0]
-
-    @property
     def unique_fields(self) -> tuple[str, ...]:
         """The stored row's identity (the model's unique constraint)."""
         if self.shared:

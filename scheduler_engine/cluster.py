@@ -19,28 +19,6 @@ from .objects.selectors import SelectorError
 
 __all__ = ["ClusterState", "PodDisruptionBudget", "build_cluster", "load_cluster"]
 
-# Kinds the snapshot contract names; anything else is kept but unused.
-KNOWN_KINDS = frozenset(
-    {
-        "Node",
-        "Pod",
-        "PriorityClass",
-        "PodDisruptionBudget",
-        "Namespace",
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-        "ResourceSlice",
-        "ResourceClaim",
-        "ResourceClaimTemplate",
-        "DeviceClass",
-        "PodGroup",
-        "NodeResourceTopology",
-    }
-)
-
 
 @dataclass(frozen=True, slots=True)
 class PodDisruptionBudget:

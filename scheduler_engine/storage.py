@@ -469,10 +469,6 @@ def pod_volumes(pod: Pod) -> tuple[PodVolume, ...]:
     return res
 
 
-def pod_has_claims(pod: Pod) -> bool:
-    return any(v.kind in ("pvc", "ephemeral") for v in pod_volumes(pod))
-
-
 # -- the index ------------------------------------------------------------------
 
 
@@ -592,13 +588,6 @@ class StorageIndex:
         claim.annotations[ANN_BIND_COMPLETED] = "yes"
         self.pvcs[claim.key] = claim
         self.assumed_pvcs.pop(claim.key, None)
-
-    def used_pvc_keys(self, nodes: Iterable[Any]) -> set[str]:
-        """``namespace/name`` of PVCs that pods on ``nodes`` use (upstream ``usedPVCSet``)."""
-        out: set[str] = set()
-        for ni in nodes:
-            out.update(ni.pvc_ref_counts)
-        return out
 
 
 def build_storage_index(cluster: ClusterState) -> StorageIndex:

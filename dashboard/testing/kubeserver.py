@@ -223,10 +223,6 @@ class KubeServer:
             self.store.snapshots.clear()  # continue tokens expire too
             self.store.wake_all()
 
-    def expire_continue_tokens(self) -> None:
-        with self.store.cond:
-            self.store.snapshots.clear()
-
     def write_kubeconfig(
         self, path: str | Path, *, token: str | None = None, context: str = "test"
     ) -> Path:
@@ -252,9 +248,6 @@ class KubeServer:
         """
         self.disabled_groups.add(group)
         self.drop_watches()
-
-    def enable_group(self, group: str) -> None:
-        self.disabled_groups.discard(group)
 
     # -- state ------------------------------------------------------------
 

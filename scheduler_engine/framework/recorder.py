@@ -49,11 +49,6 @@ class Recorder:
     def record(self, pod_key: str, point: str, node: str, plugin: str, value: Any) -> None:
         self.data.setdefault(pod_key, {}).setdefault(point, {}).setdefault(node, {})[plugin] = value
 
-    def record_status(
-        self, pod_key: str, point: str, node: str, plugin: str, status: Status | None
-    ) -> None:
-        self.record(pod_key, point, node, plugin, status_value(status))
-
     def get(self, pod_key: str, point: str) -> dict[str, dict[str, Any]]:
         return self.data.get(pod_key, {}).get(point, {})
 

@@ -182,10 +182,6 @@ class Framework:
             return lambda a, b: False
         return self.queue_sort_plugin.less
 
-    def _rec(self, pod: Pod, point: str, node: str, plugin: str, value: Any) -> None:
-        assert self.recorder is not None
-        self.recorder.record(pod.key, point, node, plugin, value)
-
     # -- PreEnqueue -------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
         """The first non-success status (the gating plugin), or None."""

@@ -140,10 +140,6 @@ class Snapshot:
         for cb in self.listeners:
             cb(ni)
 
-    def all_pods(self) -> Iterable[Pod]:
-        for ni in self.node_info_list:
-            yield from ni.pods
-
     # -- changes -------------------------------------------------------------
     def add_pod(self, pod: Pod, node_name: str) -> NodeInfo:
         ni = self._by_name[node_name]

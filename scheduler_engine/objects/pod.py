@@ -195,15 +195,6 @@ class Pod:
     def spec(self) -> dict[str, Any]:
         return self.raw.get("spec") or {}
 
-    @property
-    def has_affinity(self) -> bool:
-        return bool(
-            self.required_affinity_terms
-            or self.required_anti_affinity_terms
-            or self.preferred_affinity_terms
-            or self.preferred_anti_affinity_terms
-        )
-
     def __repr__(self) -> str:
         return f"Pod({self.key})"
 

@@ -132,14 +132,6 @@ class Resource:
             return self.allowed_pod_number
         return self.scalar.get(name, 0)
 
-    def is_zero(self) -> bool:
-        return (
-            self.milli_cpu == 0
-            and self.memory == 0
-            and self.ephemeral_storage == 0
-            and not any(self.scalar.values())
-        )
-
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {CPU: self.milli_cpu, MEMORY: self.memory}
         if self.ephemeral_storage:

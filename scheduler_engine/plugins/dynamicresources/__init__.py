@@ -622,9 +622,6 @@ class DynamicResources:
         """
         return list(self._bound.get(pod_key, ()))
 
-    def all_allocations(self) -> dict[str, list[dict[str, Any]]]:
-        return {k: list(v) for k, v in self._bound.items()}
-
 
 def _validate_class(
     classes: Mapping[str, Mapping[str, Any]], class_name: Any, request: str
