@@ -159,6 +159,7 @@ class NodeAffinity:
         "added_node_selector",
         "added_preferred",
         "handle",
+        "has_added_preferred",
     )
 
     def __init__(
@@ -166,11 +167,17 @@ class NodeAffinity:
         handle: Handle | None = None,
         added_node_selector: NodeSelector | None = None,
         added_preferred: PreferredTerms = (),
+        has_added_preferred: bool | None = None,
     ) -> None:
         self.handle = handle
         self.added_node_selector = added_node_selector
-        # upstream keeps the added preferred terms only when there is at least one
+        # the terms that can score (weight 0 and empty terms dropped)
         self.added_preferred = added_preferred
+        # Upstream keeps an (possibly empty) added term set whenever the args list
+        # any preferred term, and then PreScore never skips.
+        self.has_added_preferred = (
+            bool(added_preferred) if has_added_preferred is None else has_added_preferred
+        )
         self._added_name_dependent = (
             added_node_selector is not None
             and any(_term_reads_name(t) for t in added_node_selector.terms)
@@ -241,7 +248,7 @@ class NodeAffinity:
         na = _raw_node_affinity(pod)
         # an empty list comes back from the API server as absent (nil)
         has_preferred = bool(na and na.get("preferredDuringSchedulingIgnoredDuringExecution"))
-        if not has_preferred and not self.added_preferred:
+        if not has_preferred and not self.has_added_preferred:
             return Status(Code.SKIP)
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod.preferred_node_affinity))
         return None
@@ -288,9 +295,10 @@ class NodeAffinity:
 PLUGIN = NodeAffinity
 
 
-def _parse_added_affinity(raw: Any) -> tuple[NodeSelector | None, PreferredTerms]:
+def _parse_added_affinity(raw: Any) -> tuple[NodeSelector | None, PreferredTerms, bool]:
+    """(required selector, scoring preferred terms, whether any preferred term was given)."""
     if not raw:
-        return None, ()
+        return None, (), False
     if not isinstance(raw, Mapping):
         raise ValueError("addedAffinity: must be an object")
     field = "addedAffinity"
@@ -302,7 +310,8 @@ def _parse_added_affinity(raw: Any) -> tuple[NodeSelector | None, PreferredTerms
             else None
         )
         preferred: list[tuple[int, NodeSelectorTerm]] = []
-        for i, p in enumerate(raw.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+        raw_preferred = raw.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+        for i, p in enumerate(raw_preferred):
             f = f"{field}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
             if not isinstance(p, Mapping):
                 raise ValueError(f"{f}: must be an object")
@@ -314,9 +323,11 @@ def _parse_added_affinity(raw: Any) -> tuple[NodeSelector | None, PreferredTerms
             preferred.append((weight, term))
     except SelectorError as exc:
         raise ValueError(f"parsing {exc}") from None
-    return required, tuple(preferred)
+    return required, tuple(preferred), bool(raw_preferred)
 
 
 def new(args: Mapping[str, Any], handle: Handle) -> NodeAffinity:
-    added_required, added_preferred = _parse_added_affinity((args or {}).get("addedAffinity"))
-    return NodeAffinity(handle, added_required, added_preferred)
+    added_required, added_preferred, has_preferred = _parse_added_affinity(
+        (args or {}).get("addedAffinity")
+    )
+    return NodeAffinity(handle, added_required, added_preferred, has_preferred)

@@ -6,9 +6,10 @@ Upstream counterpart: ``pkg/scheduler/framework/plugins/noderesources``
 
 For each configured resource the scorer takes the node's allocatable and what
 is already allocated on it, adds the pod's request, and hands the three vectors
-to a strategy.  Fit counts *non-zero* requests for cpu and memory (a pod without
-requests counts as 100m / 200Mi); BalancedAllocation (``use_requested``) counts
-the actual requests.  A scalar resource the pod does not request is left out,
+to a strategy.  Fit counts *non-zero* requests for cpu and memory (a container
+without requests counts as 100m / 200Mi, for the pod being scored even when it
+has pod-level resources); BalancedAllocation (``use_requested``) counts the
+actual requests.  A scalar resource the pod does not request is left out,
 and so is any resource the node has none of.
 
 Integer arithmetic follows Go: ``int64`` division truncates toward zero
@@ -30,7 +31,9 @@ from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...objects import Pod, is_scalar_resource_name
+from ...objects.pod import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from ...quantity import milli_value, value
 
 __all__ = [
     "LEAST_ALLOCATED",
@@ -49,6 +52,7 @@ __all__ = [
     "parse_resources",
     "pod_request_list",
     "requested_to_capacity_ratio_scorer",
+    "scorer_non_zero",
     "table_allocatable_request",
 ]
 
@@ -98,17 +102,63 @@ def go_round(x: float) -> int:
 
 # -- the pod's side -----------------------------------------------------------------
 
+_SCORER_NON0_KEY = "noderesources.scorer_non0"
+_DEFAULT_REQUESTS = {
+    CPU: f"{DEFAULT_MILLI_CPU_REQUEST}m",
+    MEMORY: str(DEFAULT_MEMORY_REQUEST),
+}
+
+
+def _with_default_requests(containers: Any) -> list[Any]:
+    out = []
+    for c in containers or []:
+        if not isinstance(c, Mapping):
+            out.append(c)
+            continue
+        res = c.get("resources") or {}
+        # limits stand in for missing requests first, as API defaulting does
+        reqs = {**(res.get("limits") or {}), **(res.get("requests") or {})}
+        for name, q in _DEFAULT_REQUESTS.items():
+            reqs.setdefault(name, q)
+        out.append({**c, "resources": {"requests": reqs}})
+    return out
+
+
+def scorer_non_zero(pod: Pod) -> tuple[int, int]:
+    """The pod's cpu and memory as the Fit scorer counts them (``calculatePodResourceRequest``).
+
+    Upstream fills every container's missing cpu/memory request with
+    100m/200Mi and only then lets pod-level requests override, whereas the
+    node's non-zero totals (``pod.non0_*``) leave out the defaults for a
+    resource some container or the pod level already requests.  The two agree
+    unless the pod has pod-level resources.
+    """
+    spec = pod.spec
+    if not spec.get("resources"):
+        return pod.non0_cpu, pod.non0_mem
+    cached = pod.cache.get(_SCORER_NON0_KEY)
+    if cached is None:
+        patched = dict(spec)
+        patched["containers"] = _with_default_requests(spec.get("containers"))
+        if spec.get("initContainers"):
+            patched["initContainers"] = _with_default_requests(spec.get("initContainers"))
+        reqs = pod_requests(patched)
+        cached = (milli_value(reqs.get(CPU, 0)), value(reqs.get(MEMORY, 0)))
+        pod.cache[_SCORER_NON0_KEY] = cached
+    return cached
+
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
     """The pod's request of each configured resource (``calculatePodResourceRequestList``)."""
     out: list[int] = []
     req = pod.requests
+    non0_cpu, non0_mem = (0, 0) if use_requested else scorer_non_zero(pod)
     for r in resources:
         name = r.name
         if name == CPU:
-            out.append(req.milli_cpu if use_requested else pod.non0_cpu)
+            out.append(req.milli_cpu if use_requested else non0_cpu)
         elif name == MEMORY:
-            out.append(req.memory if use_requested else pod.non0_mem)
+            out.append(req.memory if use_requested else non0_mem)
         else:
             out.append(req.get(name))
     return out
