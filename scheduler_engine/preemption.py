@@ -33,6 +33,7 @@ from .framework.cycle_state import CycleState
 from .framework.interfaces import NodeToStatus, NominatingInfo, PostFilterResult
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
+from .scheduler.messages import fit_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cluster import PodDisruptionBudget
@@ -230,31 +231,6 @@ def aggregate_error_message(messages: Sequence[str]) -> str:
     if len(seen) == 1:
         return seen[0]
     return "[" + ", ".join(seen) + "]"
-
-
-# -- messages ------------------------------------------------------------------
-
-
-def fit_error_message(num_all_nodes: int, statuses: NodeToStatus) -> str:
-    """``FitError.Error()`` without PreFilter or PostFilter parts.
-
-    Every reason of every listed node counts once; nodes not listed count
-    under the absent status's reasons; ``<count> <reason>`` strings are
-    sorted as strings.
-    """
-    counts: dict[str, int] = {}
-    for st in statuses.statuses.values():
-        for r in st.reasons:
-            counts[r] = counts.get(r, 0) + 1
-    absent = num_all_nodes - len(statuses)
-    if absent > 0:
-        for r in statuses.absent.reasons:
-            counts[r] = counts.get(r, 0) + absent
-    msg = f"0/{num_all_nodes} nodes are available:"
-    parts = sorted(f"{v} {k}" for k, v in counts.items())
-    if parts:
-        msg += " " + ", ".join(parts) + "."
-    return msg
 
 
 # -- the evaluator ---------------------------------------------------------------

@@ -21,6 +21,7 @@ __all__ = [
     "NO_NODE_AVAILABLE_MSG",
     "Diagnosis",
     "FitError",
+    "fit_error_message",
     "truncate_message",
 ]
 
@@ -58,15 +59,11 @@ class FitError(Exception):
         return self.error()
 
     def error(self) -> str:
-        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
         d = self.diagnosis
         if d.pre_filter_msg:
-            msg += f" {d.pre_filter_msg}."
+            msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + f": {d.pre_filter_msg}."
         else:
-            hist = reason_histogram(d.node_to_status, self.num_all_nodes)
-            parts = sorted(f"{v} {k}" for k, v in hist.items())
-            if parts:
-                msg += " " + ", ".join(parts) + "."
+            msg = fit_error_message(self.num_all_nodes, d.node_to_status)
         if d.post_filter_msg:
             msg += " " + d.post_filter_msg
         return msg
@@ -83,6 +80,20 @@ def reason_histogram(m: NodeToStatus, num_all_nodes: int) -> dict[str, int]:
         for r in m.absent.reasons:
             counts[r] = counts.get(r, 0) + absent
     return counts
+
+
+def fit_error_message(num_all_nodes: int, statuses: NodeToStatus) -> str:
+    """``FitError.Error()`` without PreFilter or PostFilter parts.
+
+    Every reason of every listed node counts once; nodes not listed count
+    under the absent status's reasons; ``<count> <reason>`` strings are
+    sorted as strings.
+    """
+    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
+    parts = sorted(f"{v} {k}" for k, v in reason_histogram(statuses, num_all_nodes).items())
+    if parts:
+        msg += " " + ", ".join(parts) + "."
+    return msg
 
 
 def truncate_message(message: str) -> str:
