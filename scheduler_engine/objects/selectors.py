@@ -169,6 +169,13 @@ def parse_label_selector(raw: Any, field: str = "labelSelector") -> LabelSelecto
     exprs = raw.get("matchExpressions") or []
     if not isinstance(exprs, list):
         raise SelectorError(f"{field}.matchExpressions", "must be a list")
+    reqs.extend(_expression_requirements(exprs, field, node=False))
+    return LabelSelector(tuple(reqs))
+
+
+def _expression_requirements(exprs: Sequence[Any], field: str, *, node: bool) -> list[Requirement]:
+    """The requirements of ``matchExpressions`` (label or node selector operators)."""
+    reqs = []
     for i, e in enumerate(exprs):
         if not isinstance(e, Mapping):
             raise SelectorError(f"{field}.matchExpressions[{i}]", "must be an object")
@@ -178,10 +185,10 @@ def parse_label_selector(raw: Any, field: str = "labelSelector") -> LabelSelecto
                 e.get("operator"),
                 e.get("values") or [],
                 f"{field}.matchExpressions[{i}]",
-                node=False,
+                node=node,
             )
         )
-    return LabelSelector(tuple(reqs))
+    return reqs
 
 
 def selector_from_set(labels: Mapping[str, str]) -> LabelSelector:
@@ -233,20 +240,7 @@ def parse_node_selector_term(raw: Any, field: str) -> NodeSelectorTerm | None:
         return None
     label_sel: LabelSelector | None = None
     if exprs:
-        reqs = []
-        for i, e in enumerate(exprs):
-            if not isinstance(e, Mapping):
-                raise SelectorError(f"{field}.matchExpressions[{i}]", "must be an object")
-            reqs.append(
-                _requirement(
-                    e.get("key"),
-                    e.get("operator"),
-                    e.get("values") or [],
-                    f"{field}.matchExpressions[{i}]",
-                    node=True,
-                )
-            )
-        label_sel = LabelSelector(tuple(reqs))
+        label_sel = LabelSelector(tuple(_expression_requirements(exprs, field, node=True)))
     field_sel: tuple[tuple[str, str, str], ...] | None = None
     if flds:
         pairs = []
