@@ -19,6 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.common import ensure_database, pct  # noqa: E402
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -26,16 +28,6 @@ os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
 # the worker's start-up prewarm would compete with the measured run (see benchmarks/explain_prewarm.py)
 os.environ.setdefault("SCHEDLAB_EXPLAIN_PREWARM", "0")
-
-
-def _ensure_database() -> None:
-    import psycopg
-
-    url = os.environ["DATABASE_URL"]
-    base, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main() -> int:
@@ -47,7 +39,7 @@ def main() -> int:
     ap.add_argument("--only-explain", action="store_true", help="skip the dry-run part")
     args = ap.parse_args()
 
-    _ensure_database()
+    ensure_database()
     import django
 
     django.setup()
@@ -134,11 +126,6 @@ def _dry_run(args: argparse.Namespace, client) -> None:
     )
 
 
-def _pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
-
-
 def _explanations(args: argparse.Namespace, client) -> None:
     """The live explanation endpoint on a mirrored cluster: cold, warm, after mirror writes."""
     from dashboard.kinds import KINDS_BY_KIND, to_row
@@ -180,12 +167,12 @@ def _explanations(args: argparse.Namespace, client) -> None:
     )
     print(f"  first request (builds the warm state): {ms * cold:.0f} ms")
     print(
-        f"  warm, {len(warm)} requests: p50 {ms * _pct(warm, 0.5):.0f} ms, "
-        f"p95 {ms * _pct(warm, 0.95):.0f} ms, max {ms * max(warm):.0f} ms (bar: <= 500 ms)"
+        f"  warm, {len(warm)} requests: p50 {ms * pct(warm, 0.5):.0f} ms, "
+        f"p95 {ms * pct(warm, 0.95):.0f} ms, max {ms * max(warm):.0f} ms (bar: <= 500 ms)"
     )
     print(
         f"  after a mirror batch of 50 pod changes, {len(after)} requests: "
-        f"p50 {ms * _pct(after, 0.5):.0f} ms, p95 {ms * _pct(after, 0.95):.0f} ms"
+        f"p50 {ms * pct(after, 0.5):.0f} ms, p95 {ms * pct(after, 0.95):.0f} ms"
     )
 
 

@@ -28,6 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.common import ensure_database, pct  # noqa: E402
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
@@ -43,16 +45,6 @@ profiles:
 NAMESPACES = ("ml-training", "ml-inference", "batch", "web", "data")
 PRIORITIES = (0, 100, 1000, 10000)
 GPU_SIZES = (0, 1, 2, 4, 8)
-
-
-def _ensure_database() -> None:
-    import psycopg
-
-    url = os.environ["DATABASE_URL"]
-    base, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def node(i: int) -> dict[str, Any]:
@@ -323,11 +315,6 @@ def _dry_runs(cluster: Any, user: Any, args: argparse.Namespace) -> tuple[Any, A
     return runs[0], runs[1]
 
 
-def _pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=5000)
@@ -340,7 +327,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="only pages whose label contains this")
     args = ap.parse_args()
 
-    _ensure_database()
+    ensure_database()
     import django
 
     django.setup()
@@ -421,11 +408,11 @@ def main() -> int:
             r = client.get(url)
             times.append(time.perf_counter() - t)
         size = len(r.content)
-        ok = _pct(times, 0.5) <= 0.3 and _pct(times, 0.95) <= 0.3 and size <= 1_000_000
-        rows.append((label, first, _pct(times, 0.5), _pct(times, 0.95), size, ok))
+        ok = pct(times, 0.5) <= 0.3 and pct(times, 0.95) <= 0.3 and size <= 1_000_000
+        rows.append((label, first, pct(times, 0.5), pct(times, 0.95), size, ok))
         print(
-            f"{label:42s} first {ms * first:7.0f} ms  p50 {ms * _pct(times, 0.5):6.0f} ms  "
-            f"p95 {ms * _pct(times, 0.95):6.0f} ms  {size / 1024:7.1f} KiB  {'ok' if ok else 'OVER'}"
+            f"{label:42s} first {ms * first:7.0f} ms  p50 {ms * pct(times, 0.5):6.0f} ms  "
+            f"p95 {ms * pct(times, 0.95):6.0f} ms  {size / 1024:7.1f} KiB  {'ok' if ok else 'OVER'}"
         )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0 if all(r[-1] for r in rows) else 1
