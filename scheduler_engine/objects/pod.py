@@ -481,7 +481,8 @@ def _parse(
     reqs = _pod_requests(spec, None)
     p.requests = Resource.from_list(reqs)
     pod_level = _effective_requests(spec.get("resources"), "spec.resources")
-    if any(k in _SUPPORTED_POD_LEVEL for k in pod_level):
+    # upstream IsPodLevelRequestsSet: any supported pod-level resource, hugepages included
+    if any(k in _SUPPORTED_POD_LEVEL or k.startswith("hugepages-") for k in pod_level):
         non_missing = {}
         if CPU not in reqs:
             non_missing[CPU] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)

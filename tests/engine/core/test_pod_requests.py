@@ -173,3 +173,13 @@ def test_bad_pods_name_the_field(mutate, field):
     assert exc.value.field == field
     assert exc.value.file == "snap.yaml"
     assert "\n" not in exc.value.one_line()
+
+
+def test_pod_level_hugepages_alone_count_as_pod_level_requests():
+    # IsPodLevelRequestsSet: a hugepages-only pod-level request is "set", so the
+    # scoring defaults apply only where a container and the pod both lack cpu/memory
+    p = parse_pod(_pod([req(cpu="1")], resources={"requests": {"hugepages-2Mi": "4Mi"}}))
+    assert (p.non0_cpu, p.non0_mem) == (1000, 200 * MI)
+    q = parse_pod(_pod([req(cpu="1"), None], resources={"requests": {"hugepages-2Mi": "4Mi"}}))
+    # without pod-level requests each container would get its own 100m default
+    assert q.non0_cpu == 1000
