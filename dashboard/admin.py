@@ -1,3 +1,5 @@
+"""Admin: clusters (with their mirror health) and the objects mirrored from them."""
+
 from __future__ import annotations
 
 from django.contrib import admin

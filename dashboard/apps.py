@@ -1,3 +1,5 @@
+"""The ``dashboard`` Django app: mirrored clusters, their pages and the live mirror."""
+
 from __future__ import annotations
 
 from django.apps import AppConfig

@@ -1,3 +1,5 @@
+"""Websocket routes: live cluster deltas and dry-run progress."""
+
 from __future__ import annotations
 
 from django.urls import path

@@ -1,3 +1,5 @@
+"""Pages of the mirrored clusters (namespace ``dashboard``), login and logout."""
+
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views

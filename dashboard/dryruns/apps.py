@@ -1,3 +1,5 @@
+"""The ``dryruns`` app (profiles, dry-runs, applies); starts the explanation prewarm."""
+
 from __future__ import annotations
 
 from django.apps import AppConfig

@@ -1,3 +1,5 @@
+"""``manage.py demo_users``: the viewer, operator and admin demo logins."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,3 +1,5 @@
+"""``manage.py export_snapshot``: a cluster's stored objects as a ``kind: List``."""
+
 from __future__ import annotations
 
 import json

@@ -1,3 +1,5 @@
+"""``manage.py import_snapshot``: load a snapshot file or directory into a cluster."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,3 +1,5 @@
+"""``manage.py load_demo``: the bundled demo GPU cluster as the cluster ``demo``."""
+
 from __future__ import annotations
 
 from pathlib import Path

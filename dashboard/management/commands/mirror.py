@@ -1,3 +1,5 @@
+"""``manage.py mirror``: keep clusters' stored objects in step with their API servers."""
+
 from __future__ import annotations
 
 import logging
