@@ -23,7 +23,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dashboard.testing.kubeserver import KubeServer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -113,7 +118,7 @@ def reset_database() -> None:
         conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
-def wait_for(predicate, timeout: float, poll: float = 0.05) -> float:
+def wait_for(predicate: Callable[[], object], timeout: float, poll: float = 0.05) -> float:
     start = time.monotonic()
     while time.monotonic() - start < timeout:
         if predicate():
@@ -166,7 +171,7 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def websocket_latency(kube, samples: int, headers: list) -> list[float]:
+async def websocket_latency(kube: KubeServer, samples: int, headers: list) -> list[float]:
     from channels.testing import WebsocketCommunicator
 
     from schedlab.asgi import application

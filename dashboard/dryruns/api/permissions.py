@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+if TYPE_CHECKING:  # pragma: no cover
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 __all__ = ["ADMIN", "OPERATOR", "ROLES", "VIEWER", "RolePermission", "role_of"]
 
@@ -11,7 +18,7 @@ ROLES = (VIEWER, OPERATOR, ADMIN)
 _RANK = {VIEWER: 1, OPERATOR: 2, ADMIN: 3}
 
 
-def role_of(user) -> int:
+def role_of(user: AbstractBaseUser | AnonymousUser | None) -> int:
     if not user or not user.is_authenticated:
         return 0
     if user.is_superuser:
@@ -23,7 +30,7 @@ def role_of(user) -> int:
     return max((_RANK[n] for n in names if n in _RANK), default=0)
 
 
-def has_role(user, role: str) -> bool:
+def has_role(user: AbstractBaseUser | AnonymousUser | None, role: str) -> bool:
     return role_of(user) >= _RANK[role]
 
 
@@ -35,7 +42,7 @@ class RolePermission(BasePermission):
 
     message = "your role does not allow this"
 
-    def has_permission(self, request, view) -> bool:
+    def has_permission(self, request: Request, view: APIView) -> bool:
         action = getattr(view, "action", None)
         roles = getattr(view, "action_roles", {})
         if action in roles:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import RequestDataTooBig
-from django.db.models import Exists, OuterRef, ProtectedError
+from django.db.models import Exists, OuterRef, ProtectedError, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -46,7 +48,7 @@ class Base(viewsets.GenericViewSet):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [RolePermission]
 
-    def handle_exception(self, exc):
+    def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, BadInput):
             exc = ValidationError(exc.errors)
         elif isinstance(exc, NotCancellable):
@@ -78,7 +80,14 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         methods=["get"],
         url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
     )
-    def explanation(self, request: Request, pk=None, namespace: str = "", name: str = "", **kw):
+    def explanation(
+        self,
+        request: Request,
+        pk: str | None = None,
+        namespace: str = "",
+        name: str = "",
+        **kw: Any,
+    ) -> Response:
         cluster = self.get_object()
         try:
             data = explain_pod(cluster, namespace, name, selectors.active_document(cluster))
@@ -88,13 +97,13 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(request=None, responses=s.ApplicationSerializer)
     @action(detail=True, methods=["post"])
-    def rollback(self, request: Request, pk=None):
+    def rollback(self, request: Request, pk: str | None = None) -> Response:
         app = profile_services.rollback(self.get_object(), user=request.user)
         return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.ApplicationSerializer(many=True))
     @action(detail=True, methods=["get"])
-    def applications(self, request: Request, pk=None):
+    def applications(self, request: Request, pk: str | None = None) -> Response:
         apps = selectors.applications(self.get_object()).order_by("-id")[:100]
         return Response(s.ApplicationSerializer(apps, many=True).data)
 
@@ -103,10 +112,10 @@ class NodeViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     serializer_class = s.NodeSerializer
 
     @extend_schema(parameters=[OpenApiParameter("cluster", int)])
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Node]:
         qs = Node.objects.all().order_by("cluster_id", "name")
         cluster = self.request.query_params.get("cluster")
         if cluster:
@@ -125,10 +134,10 @@ class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             OpenApiParameter("reason", str, description="text of the FailedScheduling message"),
         ]
     )
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Pod]:
         q = self.request.query_params
         qs = Pod.objects.all().order_by("cluster_id", "namespace", "name")
         if q.get("cluster"):
@@ -155,7 +164,7 @@ class ProfileViewSet(
     serializer_class = s.ProfileSerializer
 
     @extend_schema(request=s.ProfileCreateSerializer, responses={201: s.ProfileVersionSerializer})
-    def create(self, request: Request):
+    def create(self, request: Request) -> Response:
         body = s.ProfileCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         version = profile_services.create_profile(author=request.user, **body.validated_data)
@@ -168,7 +177,7 @@ class ProfileViewSet(
         responses={201: s.ProfileVersionSerializer},
     )
     @action(detail=True, methods=["get", "post"])
-    def versions(self, request: Request, pk=None):
+    def versions(self, request: Request, pk: str | None = None) -> Response:
         profile = self.get_object()
         if request.method == "GET":
             qs = selectors.profile_versions().filter(profile=profile)
@@ -182,7 +191,7 @@ class ProfileViewSet(
 
     @extend_schema(request=s.ValidateSerializer, responses=s.ValidationResultSerializer)
     @action(detail=False, methods=["post"])
-    def validate(self, request: Request):
+    def validate(self, request: Request) -> Response:
         body = s.ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         problems = profile_services.validate_document(body.validated_data["document"])
@@ -194,10 +203,10 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
     action_roles = {"apply": ADMIN}
 
     @extend_schema(parameters=[OpenApiParameter("profile", int)])
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[ProfileVersion]:
         qs = selectors.profile_versions().order_by("profile_id", "number")
         if self.request.query_params.get("profile"):
             qs = qs.filter(profile_id=_int_param(self.request, "profile"))
@@ -207,14 +216,14 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
         parameters=[OpenApiParameter("other", int, required=True)], responses=s.DiffSerializer
     )
     @action(detail=True, methods=["get"])
-    def diff(self, request: Request, pk=None):
+    def diff(self, request: Request, pk: str | None = None) -> Response:
         a = self.get_object()
         b = get_object_or_404(ProfileVersion, pk=_int_param(request, "other", hi=2**62))
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
     @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
     @action(detail=True, methods=["post"])
-    def apply(self, request: Request, pk=None):
+    def apply(self, request: Request, pk: str | None = None) -> Response:
         version = self.get_object()
         body = s.ApplySerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -233,11 +242,11 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     serializer_class = s.DryRunSerializer
     write_role = OPERATOR
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[DryRun]:
         return selectors.dry_runs()
 
     @extend_schema(request=s.DryRunCreateSerializer, responses={202: s.DryRunSerializer})
-    def create(self, request: Request):
+    def create(self, request: Request) -> Response:
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isdigit() and int(length) > conf.max_snapshot_bytes():
             raise ValidationError(
@@ -258,7 +267,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         responses=s.ResultPageSerializer,
     )
     @action(detail=True, methods=["get"])
-    def results(self, request: Request, pk=None):
+    def results(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
         offset = _int_param(request, "offset", 0, hi=2**31)
         limit = _int_param(request, "limit", 100, lo=1, hi=1000)
@@ -269,7 +278,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(request=None, responses=s.DryRunSerializer)
     @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None):
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
         run = dryrun_services.cancel_dry_run(self.get_object())
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
@@ -277,7 +286,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         parameters=[OpenApiParameter("other", int, required=True)], responses=s.CompareSerializer
     )
     @action(detail=True, methods=["get"])
-    def compare(self, request: Request, pk=None):
+    def compare(self, request: Request, pk: str | None = None) -> Response:
         a = self.get_object()
         b = get_object_or_404(self.get_queryset(), pk=_int_param(request, "other", hi=2**62))
         return Response(dryrun_services.compare_dry_runs(a, b))
