@@ -22,7 +22,7 @@ that performs the same float64 operations in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -266,34 +266,35 @@ def _most_requested_score(requested: int, capacity: int) -> int:
     return (requested * MAX_NODE_SCORE) // capacity
 
 
-def least_resource_scorer(
-    weights: Sequence[int], requested: Sequence[int], allocatable: Sequence[int]
+def _weighted_mean(
+    per_resource: Callable[[int, int], int],
+    weights: Sequence[int],
+    requested: Sequence[int],
+    allocatable: Sequence[int],
 ) -> int:
+    # resources the node has none of are left out, weight and all
     node_score = weight_sum = 0
     for i, a in enumerate(allocatable):
         if a == 0:
             continue
         w = weights[i]
-        node_score += _least_requested_score(requested[i], a) * w
+        node_score += per_resource(requested[i], a) * w
         weight_sum += w
     if weight_sum == 0:
         return 0
     return go_div(node_score, weight_sum)
+
+
+def least_resource_scorer(
+    weights: Sequence[int], requested: Sequence[int], allocatable: Sequence[int]
+) -> int:
+    return _weighted_mean(_least_requested_score, weights, requested, allocatable)
 
 
 def most_resource_scorer(
     weights: Sequence[int], requested: Sequence[int], allocatable: Sequence[int]
 ) -> int:
-    node_score = weight_sum = 0
-    for i, a in enumerate(allocatable):
-        if a == 0:
-            continue
-        w = weights[i]
-        node_score += _most_requested_score(requested[i], a) * w
-        weight_sum += w
-    if weight_sum == 0:
-        return 0
-    return go_div(node_score, weight_sum)
+    return _weighted_mean(_most_requested_score, weights, requested, allocatable)
 
 
 def broken_linear_function(shape: Sequence[tuple[int, int]], p: int) -> int:
