@@ -72,9 +72,7 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
         sel_raw = spec.get("selector")
         selector = parse_label_selector(sel_raw if sel_raw is not None else {}, "spec.selector")
     except SelectorError as exc:
-        raise InputError(
-            str(exc).split(": ", 1)[-1], file=source, obj=ref, field=exc.field
-        ) from None
+        raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
     try:
         allowed = int(status.get("disruptionsAllowed") or 0)
     except (TypeError, ValueError):

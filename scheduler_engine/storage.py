@@ -216,9 +216,7 @@ class ClaimInfo:
                 parse_label_selector(sel, "spec.selector") if sel is not None else None
             )
         except SelectorError as exc:
-            raise InputError(
-                str(exc).split(": ", 1)[-1], file=source, obj=ref, field=exc.field
-            ) from None
+            raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
         self.phase = str(status.get("phase") or "Pending")
         self.bind_completed = ANN_BIND_COMPLETED in self.annotations or self.phase == "Bound"
 
@@ -302,9 +300,7 @@ class VolumeInfo:
                     na["required"], "spec.nodeAffinity.required"
                 )
             except SelectorError as exc:
-                raise InputError(
-                    str(exc).split(": ", 1)[-1], file=source, obj=ref, field=exc.field
-                ) from None
+                raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
         csi = spec.get("csi")
         self.csi_driver = str(csi.get("driver") or "") if isinstance(csi, Mapping) else ""
         self.csi_handle = str(csi.get("volumeHandle") or "") if isinstance(csi, Mapping) else ""

@@ -26,8 +26,7 @@ from .selectors import (
     Requirement,
     SelectorError,
     parse_label_selector,
-    parse_node_selector,
-    parse_node_selector_term,
+    parse_node_affinity,
 )
 from .taints import Toleration, parse_tolerations
 
@@ -324,7 +323,7 @@ def _affinity_term(
             None if ns_raw is None else parse_label_selector(ns_raw, f"{field}.namespaceSelector")
         )
     except SelectorError as exc:
-        raise _FieldError(exc.field, str(exc).split(": ", 1)[-1]) from None
+        raise _FieldError(exc.field, exc.message) from None
     names = raw.get("namespaces") or []
     namespaces = (
         frozenset([pod_ns]) if not names and ns_raw is None else frozenset(str(n) for n in names)
@@ -366,25 +365,11 @@ def _node_affinity(
     )
     if not aff:
         return None, ()
-    field = "spec.affinity.nodeAffinity"
     try:
-        req_raw = aff.get("requiredDuringSchedulingIgnoredDuringExecution")
-        required = (
-            parse_node_selector(req_raw, f"{field}.requiredDuringSchedulingIgnoredDuringExecution")
-            if req_raw is not None
-            else None
-        )
-        preferred = []
-        for i, p in enumerate(aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
-            f = f"{field}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
-            weight = int(p.get("weight") or 0)
-            term = parse_node_selector_term(p.get("preference") or {}, f"{f}.preference")
-            if weight == 0 or term is None:
-                continue
-            preferred.append((weight, term))
+        required, preferred, _ = parse_node_affinity(aff, "spec.affinity.nodeAffinity")
     except SelectorError as exc:
-        raise _FieldError(exc.field, str(exc).split(": ", 1)[-1]) from None
-    return required, tuple(preferred)
+        raise _FieldError(exc.field, exc.message) from None
+    return required, preferred
 
 
 def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:

@@ -24,6 +24,7 @@ __all__ = [
     "Requirement",
     "SelectorError",
     "parse_label_selector",
+    "parse_node_affinity",
     "parse_node_selector",
     "parse_node_selector_term",
 ]
@@ -34,6 +35,7 @@ class SelectorError(ValueError):
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field
+        self.message = message
         super().__init__(f"{field}: {message}")
 
 
@@ -273,3 +275,32 @@ def parse_node_selector(raw: Any, field: str) -> NodeSelector:
         if term is not None:
             parsed.append(term)
     return NodeSelector(tuple(parsed))
+
+
+def parse_node_affinity(
+    raw: Mapping[str, Any], field: str
+) -> tuple[NodeSelector | None, tuple[tuple[int, NodeSelectorTerm], ...], bool]:
+    """A ``v1.NodeAffinity``: (required selector or None, scoring preferred terms,
+    whether any preferred term was given at all).
+
+    Zero-weight and empty preferred terms score nothing, as upstream skips them;
+    the last value still tells that some were given (NodeAffinity's PreScore).
+    """
+    req_raw = raw.get("requiredDuringSchedulingIgnoredDuringExecution")
+    required = (
+        parse_node_selector(req_raw, f"{field}.requiredDuringSchedulingIgnoredDuringExecution")
+        if req_raw is not None
+        else None
+    )
+    preferred: list[tuple[int, NodeSelectorTerm]] = []
+    raw_preferred = raw.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+    for i, p in enumerate(raw_preferred):
+        f = f"{field}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+        if not isinstance(p, Mapping):
+            raise SelectorError(f, "must be an object")
+        weight = int(p.get("weight") or 0)
+        term = parse_node_selector_term(p.get("preference") or {}, f"{f}.preference")
+        if weight == 0 or term is None:
+            continue
+        preferred.append((weight, term))
+    return required, tuple(preferred), bool(raw_preferred)

@@ -21,7 +21,7 @@ from ..framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore, PreFilterR
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Node, NodeSelector, NodeSelectorTerm, Pod
-from ..objects.selectors import SelectorError, parse_node_selector, parse_node_selector_term
+from ..objects.selectors import SelectorError, parse_node_affinity
 from .helper import (
     HOSTNAME_LABEL,
     default_normalize_score,
@@ -301,29 +301,10 @@ def _parse_added_affinity(raw: Any) -> tuple[NodeSelector | None, PreferredTerms
         return None, (), False
     if not isinstance(raw, Mapping):
         raise ValueError("addedAffinity: must be an object")
-    field = "addedAffinity"
     try:
-        req_raw = raw.get("requiredDuringSchedulingIgnoredDuringExecution")
-        required = (
-            parse_node_selector(req_raw, f"{field}.requiredDuringSchedulingIgnoredDuringExecution")
-            if req_raw is not None
-            else None
-        )
-        preferred: list[tuple[int, NodeSelectorTerm]] = []
-        raw_preferred = raw.get("preferredDuringSchedulingIgnoredDuringExecution") or []
-        for i, p in enumerate(raw_preferred):
-            f = f"{field}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
-            if not isinstance(p, Mapping):
-                raise ValueError(f"{f}: must be an object")
-            weight = int(p.get("weight") or 0)
-            term = parse_node_selector_term(p.get("preference") or {}, f"{f}.preference")
-            # zero-weight and empty terms count for nothing, as upstream skips them
-            if weight == 0 or term is None:
-                continue
-            preferred.append((weight, term))
+        return parse_node_affinity(raw, "addedAffinity")
     except SelectorError as exc:
         raise ValueError(f"parsing {exc}") from None
-    return required, tuple(preferred), bool(raw_preferred)
 
 
 def new(args: Mapping[str, Any], handle: Handle) -> NodeAffinity:
