@@ -1,8 +1,7 @@
 """The one place that talks to the Kubernetes API through the official client.
 
 Lists and watches ask for raw JSON (``_preload_content=False``) and parse it
-with orjson (``json.loads`` when orjson is missing or refuses what json
-accepts): the client's model deserialisation costs tens of seconds on 50,000
+with orjson (``json.loads`` for what orjson refuses and json accepts): the client's model deserialisation costs tens of seconds on 50,000
 pods, and the rest of Schedlab wants plain dicts anyway.
 """
 
@@ -14,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import urllib3
 import yaml
 from kubernetes import client as k8s
@@ -22,11 +22,6 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 
 from ..kinds import KindSpec
-
-try:
-    import orjson
-except ImportError:  # pragma: no cover - orjson is in the project's dependencies
-    orjson = None
 from .errors import (
     KubeApiError,
     KubeAuthError,
@@ -49,12 +44,10 @@ def loads(data: bytes | str) -> Any:
     it refuses goes to ``json.loads``, so the same documents parse, with the
     same result.
     """
-    if orjson is not None:
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(data)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 @dataclass(frozen=True, slots=True)

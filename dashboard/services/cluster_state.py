@@ -10,17 +10,13 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
+import orjson
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec, Row
 from ..models import KubeObject
 from . import broadcast
-
-try:  # several times faster than json.dumps for the COPY path; optional
-    import orjson
-except ImportError:  # pragma: no cover - orjson is in the project's dependencies
-    orjson = None
 
 __all__ = ["Changes", "apply_changes", "known_versions"]
 
@@ -87,12 +83,12 @@ def _delete_keys(spec: KindSpec, cluster_id: int, keys: Iterable[Key]) -> int:
 
 
 def _dumps(obj: Any) -> str:
-    if orjson is not None:
-        try:
-            return orjson.dumps(obj).decode()
-        except (orjson.JSONEncodeError, TypeError):
-            pass  # e.g. an integer beyond 64 bits: json can write it
-    return json.dumps(obj, separators=(",", ":"))
+    # orjson is several times faster than json.dumps on the COPY path
+    try:
+        return orjson.dumps(obj).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        # e.g. an integer beyond 64 bits: json can write it
+        return json.dumps(obj, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
