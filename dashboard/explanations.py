@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db.models import Sum
 
+from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
+
 from .kinds import KINDS_BY_KIND
 from .models import Cluster, Node, Pod, PodDisruptionBudget
 from .selectors import DONE_PHASES
@@ -48,22 +50,12 @@ class Explanation:
 
 
 def _selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
-    if not selector:
-        return False  # an empty PDB selector in policy/v1 matches every pod; be conservative
-    for k, v in (selector.get("matchLabels") or {}).items():
-        if labels.get(k) != v:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and labels.get(key) in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
+    """A PDB selector as the scheduler's preemption reads it: empty or invalid matches nothing."""
+    try:
+        parsed = parse_label_selector(selector)
+    except SelectorError:
+        return False
+    return not parsed.empty and parsed.matches(labels)
 
 
 def _groups(all_failures: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
