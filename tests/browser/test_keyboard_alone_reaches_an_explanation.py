@@ -49,7 +49,9 @@ def tab_until(page, wanted, limit: int = 80, key: str = "Tab") -> dict:
 def test_a_viewer_logs_in_and_opens_an_explanation_with_the_keyboard(page, demo):
     make_user("viewer")
     page.goto("/login/?next=/clusters/demo/")
-    # the username field has the focus; type, Tab, type, Enter
+    # the username field has the focus (autofocus lands after load: wait for it,
+    # or the first keystroke goes to the page); type, Tab, type, Enter
+    expect(page.get_by_label("Username")).to_be_focused()
     page.keyboard.type("viewer-browser")
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORD)
