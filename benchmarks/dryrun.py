@@ -82,7 +82,7 @@ def main() -> int:
 
 def _dry_run(args: argparse.Namespace, client) -> None:
     from dashboard.services.clusters import ensure_snapshot_cluster
-    from tests.dryruns.synthetic import fleet, pod
+    from tests.support.synthetic import fleet, pod
 
     cluster = ensure_snapshot_cluster("bench-dryrun", "synthetic")
     snapshot = fleet(args.nodes, running=0, pending=0)
@@ -132,7 +132,7 @@ def _explanations(args: argparse.Namespace, client) -> None:
     from dashboard.services.cluster_state import Changes, apply_changes
     from dashboard.services.clusters import ensure_snapshot_cluster
     from dashboard.services.snapshots import import_objects
-    from tests.dryruns.synthetic import fleet, pod
+    from tests.support.synthetic import fleet, pod
 
     live = ensure_snapshot_cluster("bench-live", "synthetic")
     objs = fleet(args.nodes, running=args.mirror_pods - 100, pending=100)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dashboard.testing.kubeserver import KubeServer
+    from tests.support.kubeserver import KubeServer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -175,7 +175,7 @@ async def websocket_latency(kube: KubeServer, samples: int, headers: list) -> li
     from channels.testing import WebsocketCommunicator
 
     from schedlab.asgi import application
-    from tests.dashboard.builders import pod
+    from tests.support.objects import pod
 
     communicator = WebsocketCommunicator(
         application, "/ws/clusters/bench/?kinds=pods", headers=headers
@@ -214,7 +214,7 @@ def main() -> None:
 
     from dashboard.models import Node, Pod
     from dashboard.services.clusters import ensure_live_cluster
-    from dashboard.testing.kubeserver import KubeServer
+    from tests.support.kubeserver import KubeServer
 
     call_command("migrate", verbosity=0)
     kube = KubeServer(bookmark_interval=5.0).start()

@@ -10,7 +10,7 @@ import pytest
 from dashboard.mirror import Mirror, MirrorOptions
 from dashboard.models import Cluster
 from dashboard.services.clusters import ensure_live_cluster
-from dashboard.testing.kubeserver import KubeServer
+from tests.support.kubeserver import KubeServer
 
 FAST = MirrorOptions(
     page_size=2,  # tiny pages so every test exercises limit/continue

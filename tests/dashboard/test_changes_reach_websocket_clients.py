@@ -8,8 +8,8 @@ from channels.testing import WebsocketCommunicator
 
 from dashboard.services.snapshots import import_objects
 from schedlab.asgi import application
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_watching
+from tests.support import objects as b
 
 
 def _session_headers() -> list[tuple[bytes, bytes]]:

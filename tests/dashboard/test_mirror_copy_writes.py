@@ -8,7 +8,7 @@ from dashboard.kinds import KINDS_BY_KEY, object_row
 from dashboard.models import Node, Pod
 from dashboard.services.cluster_state import COPY_THRESHOLD, Changes, apply_changes
 from dashboard.services.clusters import ensure_live_cluster
-from tests.dashboard import builders as b
+from tests.support import objects as b
 
 PODS, NODES = KINDS_BY_KEY["pods"], KINDS_BY_KEY["nodes"]
 N = COPY_THRESHOLD + 10

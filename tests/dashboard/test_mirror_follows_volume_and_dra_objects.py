@@ -7,8 +7,8 @@ import time
 
 from dashboard.kinds import KINDS_BY_KIND
 from dashboard.models import Cluster, ExtraObject, Pod
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support import objects as b
 
 DRA_KEYS = ["deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"]
 

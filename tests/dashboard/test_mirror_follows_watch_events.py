@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from dashboard.models import Cluster, Event, Node, Pod
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support import objects as b
 
 
 def _pod(cluster, name, namespace="default"):

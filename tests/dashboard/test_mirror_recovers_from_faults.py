@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dashboard.models import Node, Pod
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support import objects as b
 
 
 def _names(cluster):

@@ -8,8 +8,8 @@ import pytest
 
 from dashboard.models import Cluster, Pod
 from dashboard.services.clusters import ensure_live_cluster
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support import objects as b
 
 
 def _free_port() -> int:

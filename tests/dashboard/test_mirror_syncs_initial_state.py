@@ -9,8 +9,8 @@ from dashboard.models import (
     PodDisruptionBudget,
     PriorityClass,
 )
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import wait_watching
+from tests.support import objects as b
 
 
 def _populate(kube):

@@ -9,8 +9,8 @@ from django.db import OperationalError
 from dashboard.mirror import MirrorOptions
 from dashboard.models import Pod
 from dashboard.services import cluster_state
-from tests.dashboard import builders as b
 from tests.dashboard.conftest import FAST, wait_until, wait_watching
+from tests.support import objects as b
 
 
 def _options(page_size: int) -> MirrorOptions:

@@ -119,7 +119,7 @@ def test_large_batches_take_the_copy_path_and_upsert(db):
     from dashboard.services.cluster_state import COPY_THRESHOLD
     from dashboard.services.clusters import ensure_snapshot_cluster
     from dashboard.services.snapshots import import_objects
-    from tests.dashboard import builders as b
+    from tests.support import objects as b
 
     cluster = ensure_snapshot_cluster("big", "inline")
     n = COPY_THRESHOLD + 50

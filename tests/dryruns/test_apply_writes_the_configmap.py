@@ -15,8 +15,8 @@ from dashboard.dryruns import selectors
 from dashboard.dryruns.models import Application, ApplyTarget
 from dashboard.dryruns.services.profiles import create_profile, create_version
 from dashboard.services.clusters import ensure_live_cluster
-from dashboard.testing.kubeserver import KubeServer
-from dashboard.testing.kubeserver_apply import put_configmap
+from tests.support.kubeserver import KubeServer
+from tests.support.kubeserver_apply import put_configmap
 
 from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG
 

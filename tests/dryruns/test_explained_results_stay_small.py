@@ -6,8 +6,7 @@ from django.test import override_settings
 
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.dryruns import create_dry_run, read_results, run_dry_run
-
-from .synthetic import node, pod
+from tests.support.synthetic import node, pod
 
 
 def _snapshot(nodes: int, pending: int) -> list[dict]:

@@ -19,9 +19,9 @@ from dashboard.dryruns import prewarm
 from dashboard.dryruns.services import warm
 from dashboard.services.clusters import ensure_snapshot_cluster
 from dashboard.services.snapshots import import_objects
+from tests.support.synthetic import fleet, pod
 
 from .conftest import ROOT, client_for
-from .synthetic import fleet, pod
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from dashboard.models import Node, Pod
 from dashboard.services.cluster_state import Changes, apply_changes
 from dashboard.services.clusters import ensure_snapshot_cluster
 from dashboard.services.snapshots import import_objects
-
-from .synthetic import fleet, pod
+from tests.support.synthetic import fleet, pod
 
 
 def _write(cluster, upserts=(), deletes=()) -> None:

@@ -8,8 +8,7 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.metrics import fleet_metrics, verdicts
 from dashboard.dryruns.services.workload import expand_workload
 from scheduler_engine import build_cluster
-
-from .synthetic import job, node, pod
+from tests.support.synthetic import job, node, pod
 
 
 def test_free_gpus_on_nodes_with_fewer_than_the_pending_size_are_stranded():

@@ -18,8 +18,7 @@ from dashboard.dryruns.services.dryruns import (
     read_results,
     run_dry_run,
 )
-
-from .synthetic import node, pod
+from tests.support.synthetic import node, pod
 
 PAGE = 2  # results per stored result page: the run spans many of them
 

@@ -9,9 +9,9 @@ from dashboard.mirror import Mirror, MirrorOptions
 from dashboard.models import Cluster, ExtraObject
 from dashboard.services.cluster_state import Changes, apply_changes
 from dashboard.services.clusters import ensure_live_cluster
-from dashboard.testing.kubeserver import KubeServer
 from scheduler_engine.documents import read_objects
 from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support.kubeserver import KubeServer
 
 from .conftest import DEMO
 

@@ -18,9 +18,9 @@ from scheduler_engine import build_cluster, default_config, simulate
 from scheduler_engine.documents import read_objects
 from scheduler_engine.errors import InputError
 from scheduler_engine.explain import WarmCluster, object_key
+from tests.support.synthetic import fleet, node, pod
 
 from .conftest import DEMO
-from .synthetic import fleet, node, pod
 
 
 def _fresh(objects: list[dict[str, Any]], pending: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from dashboard.models import Cluster, Event
 from dashboard.selectors import PAGE_SIZE
 from dashboard.services.clusters import ensure_snapshot_cluster
 from dashboard.services.snapshots import import_objects
-from tests.dashboard import builders as b
+from tests.support import objects as b
 
 
 def keys(html: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Synthetic GPU fleets for tests and the benchmark."""
+"""Numbered synthetic GPU fleets (node-0.., pod-0..) for tests and the benchmarks."""
 
 from __future__ import annotations
 

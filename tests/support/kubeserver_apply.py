@@ -1,4 +1,4 @@
-"""ConfigMaps with server-side apply for :mod:`dashboard.testing.kubeserver`.
+"""ConfigMaps with server-side apply for :mod:`tests.support.kubeserver`.
 
 Only what applying a scheduler profile uses: ``PATCH
 /api/v1/namespaces/{ns}/configmaps/{name}`` with ``application/apply-patch+yaml``,
@@ -15,13 +15,12 @@ import json
 import re
 import uuid
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import yaml
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .kubeserver import _Handler
+from .kubestatus import status_body
 
 __all__ = ["PATH", "get_configmap", "patch_configmap"]
 
@@ -29,42 +28,51 @@ PATH = re.compile(r"^/api/v1/namespaces/(?P<ns>[^/]+)/configmaps/(?P<name>[^/]+)
 APPLY = "application/apply-patch+yaml"
 
 
-def _fail(code: int, reason: str, message: str) -> bytes:
-    from .kubeserver import _status
+class Handler(Protocol):
+    """What this module uses of the test server's request handler."""
 
-    return _status(code, reason, message)
+    kube: Any
+    path: str
+    headers: Any
+    rfile: Any
+
+    def _send(self, code: int, body: bytes) -> None: ...
 
 
-def get_configmap(handler: _Handler, ns: str, name: str) -> None:
+def get_configmap(handler: Handler, ns: str, name: str) -> None:
     obj = handler.kube.configmaps.get((ns, name))
     if obj is None:
-        handler._send(404, _fail(404, "NotFound", f'configmaps "{name}" not found'))
+        handler._send(404, status_body(404, "NotFound", f'configmaps "{name}" not found'))
     else:
         handler._send(200, json.dumps(obj).encode())
 
 
-def patch_configmap(handler: _Handler) -> None:
+def patch_configmap(handler: Handler) -> None:
     kube = handler.kube
     url = urlparse(handler.path)
     query = {k: v[-1] for k, v in parse_qs(url.query).items()}
     m = PATH.match(url.path)
     if m is None:
-        handler._send(404, _fail(404, "NotFound", f"the server could not find {url.path}"))
+        handler._send(404, status_body(404, "NotFound", f"the server could not find {url.path}"))
         return
     ns, name = m["ns"], m["name"]
     length = int(handler.headers.get("Content-Length") or 0)
     raw = handler.rfile.read(length)
     if handler.headers.get("Content-Type", "").split(";")[0].strip() != APPLY:
-        handler._send(415, _fail(415, "UnsupportedMediaType", "only apply patches are served"))
+        handler._send(
+            415, status_body(415, "UnsupportedMediaType", "only apply patches are served")
+        )
         return
     manager = query.get("fieldManager", "")
     if not manager:
-        handler._send(400, _fail(400, "BadRequest", "fieldManager is required for apply requests"))
+        handler._send(
+            400, status_body(400, "BadRequest", "fieldManager is required for apply requests")
+        )
         return
     if kube.forbid_writes:
         handler._send(
             403,
-            _fail(
+            status_body(
                 403,
                 "Forbidden",
                 f'configmaps "{name}" is forbidden: User "tester" cannot patch resource '
@@ -75,7 +83,7 @@ def patch_configmap(handler: _Handler) -> None:
     try:
         body = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
-        handler._send(400, _fail(400, "BadRequest", f"error decoding YAML: {exc}"))
+        handler._send(400, status_body(400, "BadRequest", f"error decoding YAML: {exc}"))
         return
     meta = (body or {}).get("metadata") or {}
     if (
@@ -83,7 +91,7 @@ def patch_configmap(handler: _Handler) -> None:
         or meta.get("name") != name
         or (meta.get("namespace", ns) != ns)
     ):
-        handler._send(400, _fail(400, "BadRequest", "the body does not name this ConfigMap"))
+        handler._send(400, status_body(400, "BadRequest", "the body does not name this ConfigMap"))
         return
     force = query.get("force") == "true"
     with kube.store.cond:
@@ -94,7 +102,7 @@ def patch_configmap(handler: _Handler) -> None:
             who = owners[conflicts[0]]
             handler._send(
                 409,
-                _fail(
+                status_body(
                     409,
                     "Conflict",
                     f'Apply failed with {len(conflicts)} conflict: conflict with "{who}": '

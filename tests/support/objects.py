@@ -1,4 +1,4 @@
-"""Fluent-ish builders for the Kubernetes objects the dashboard tests use."""
+"""Builders of named Kubernetes objects (nodes, pods, events, ...) as the API serves them."""
 
 from __future__ import annotations
 

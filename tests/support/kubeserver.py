@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, urlparse
 import yaml
 
 from . import kubeserver_apply
+from .kubestatus import status_body as _status
 
 __all__ = ["RESOURCES", "KubeServer", "Resource"]
 
@@ -87,20 +88,6 @@ RESOURCES: dict[str, Resource] = {
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}
 _BY_KIND = {r.kind: r for r in RESOURCES.values()}
-
-
-def _status(code: int, reason: str, message: str) -> bytes:
-    return json.dumps(
-        {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": message,
-            "reason": reason,
-            "code": code,
-        }
-    ).encode()
 
 
 @dataclass(slots=True)

@@ -1,1 +1,0 @@
-"""Test doubles that speak real protocols (used by the test-suite and the benchmark)."""
