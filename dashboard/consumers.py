@@ -14,7 +14,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from .dryruns.api.permissions import VIEWER, has_role
+from dashboard.roles import VIEWER, has_role
+
 from .dryruns.models import DryRun
 from .dryruns.services.dryruns import dry_run_group
 from .kinds import KINDS_BY_KEY

@@ -6,16 +6,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from dashboard.dryruns.api.permissions import ADMIN, OPERATOR, VIEWER, role_of
+from dashboard.roles import ADMIN, OPERATOR, has_role, role_name
+from dashboard.selectors import cluster_names
 
-__all__ = ["navigation", "role_name"]
-
-_NAMES = {0: "", 1: VIEWER, 2: OPERATOR, 3: ADMIN}
-
-
-def role_name(user: Any) -> str:
-    """``viewer``, ``operator``, ``admin``, or ``""`` for users without a role."""
-    return _NAMES[role_of(user)]
+__all__ = ["navigation"]
 
 
 def navigation(request: HttpRequest) -> dict[str, Any]:
@@ -23,17 +17,10 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"role": "", "can_operate": False, "can_admin": False}
-    rank = role_of(user)
-
-    def cluster_names() -> list[str]:
-        from dashboard.selectors import cluster_names as names
-
-        return names()
-
     return {
-        "role": _NAMES[rank],
-        "can_operate": rank >= 2,
-        "can_admin": rank >= 3,
+        "role": role_name(user),
+        "can_operate": has_role(user, OPERATOR),
+        "can_admin": has_role(user, ADMIN),
         # A callable: evaluated only by templates that show the switcher.
         "all_cluster_names": cluster_names,
     }

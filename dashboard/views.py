@@ -17,9 +17,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.roles import OPERATOR, has_role
+
 from . import selectors
 from .dryruns import selectors as dryrun_selectors
-from .dryruns.api.permissions import OPERATOR, has_role
 from .explanations import read_explanation
 from .models import Cluster
 

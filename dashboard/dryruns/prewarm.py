@@ -33,6 +33,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from dashboard import conf
+
 __all__ = ["enabled", "install", "is_web_process", "start", "wait"]
 
 log = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ _pid: int | None = None  # the process that started _thread (a forked child star
 
 
 def enabled() -> bool:
-    return bool(getattr(settings, "SCHEDLAB_EXPLAIN_PREWARM", False))
+    return conf.explain_prewarm()
 
 
 def is_web_process() -> bool:

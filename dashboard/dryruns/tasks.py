@@ -16,7 +16,8 @@ from celery import shared_task
 from celery.signals import worker_ready, worker_shutdown
 from django.db import close_old_connections
 
-from . import conf
+from dashboard import conf
+
 from .services.dryruns import reap_stale_runs, run_dry_run
 
 log = logging.getLogger(__name__)

@@ -16,9 +16,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from dashboard.models import Cluster
+from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 
 from . import graphs, selectors
-from .api.permissions import ADMIN, OPERATOR, VIEWER, has_role
 from .models import DryRun, Profile, ProfileVersion
 from .services import BadInput
 from .services import dryruns as dryrun_services

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from dashboard.dryruns.api.permissions import role_of
+from dashboard.roles import role_of
 
 
 @pytest.mark.django_db

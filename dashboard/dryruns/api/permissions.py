@@ -1,4 +1,4 @@
-"""Roles are Django groups: viewer < operator < admin (superusers are admins)."""
+"""The API's permission: a view's role requirements checked against ``dashboard.roles``."""
 
 from __future__ import annotations
 
@@ -6,32 +6,13 @@ from typing import TYPE_CHECKING
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from dashboard.roles import OPERATOR, VIEWER, has_role
+
 if TYPE_CHECKING:  # pragma: no cover
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
-__all__ = ["ADMIN", "OPERATOR", "ROLES", "VIEWER", "RolePermission", "role_of"]
-
-VIEWER, OPERATOR, ADMIN = "viewer", "operator", "admin"
-ROLES = (VIEWER, OPERATOR, ADMIN)
-_RANK = {VIEWER: 1, OPERATOR: 2, ADMIN: 3}
-
-
-def role_of(user: AbstractBaseUser | AnonymousUser | None) -> int:
-    if not user or not user.is_authenticated:
-        return 0
-    if user.is_superuser:
-        return _RANK[ADMIN]
-    names = getattr(user, "_schedlab_groups", None)
-    if names is None:
-        names = set(user.groups.values_list("name", flat=True))
-        user._schedlab_groups = names
-    return max((_RANK[n] for n in names if n in _RANK), default=0)
-
-
-def has_role(user: AbstractBaseUser | AnonymousUser | None, role: str) -> bool:
-    return role_of(user) >= _RANK[role]
+__all__ = ["RolePermission"]
 
 
 class RolePermission(BasePermission):

@@ -15,16 +15,18 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from dashboard import conf
 from dashboard.models import Cluster, Event, Node, Pod
+from dashboard.roles import ADMIN, OPERATOR
 
-from .. import conf, selectors
+from .. import selectors
 from ..models import DryRun, Profile, ProfileVersion
 from ..services import BadInput, ConfigMapWriteError, NotCancellable
 from ..services import dryruns as dryrun_services
 from ..services import profiles as profile_services
 from ..services.explain import explain_pod
 from . import serializers as s
-from .permissions import ADMIN, OPERATOR, RolePermission
+from .permissions import RolePermission
 
 
 def _int_param(

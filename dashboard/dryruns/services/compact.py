@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dashboard import conf
 from scheduler_engine.cluster import ClusterState
-
-from .. import conf
 
 __all__ = ["compact_result", "explain_affordable"]
 

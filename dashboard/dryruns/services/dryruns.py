@@ -18,6 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from dashboard import conf
 from dashboard.models import Cluster
 from dashboard.services import broadcast
 from dashboard.services.snapshots import export_snapshot
@@ -25,7 +26,7 @@ from scheduler_engine import SchedulerConfig, build_cluster, default_config, sim
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 
-from .. import codec, conf
+from .. import codec
 from ..indexes import INDEX_VERSION, Indexes, build_indexes
 from ..models import DryRun, DryRunIndexPage, DryRunResultPage, ProfileVersion
 from .compact import compact_result, explain_affordable

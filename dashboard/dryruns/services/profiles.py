@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from dashboard import conf
 from dashboard.kube import KubeError
 from dashboard.kube.configmaps import apply_configmap
 from dashboard.models import Cluster
@@ -18,7 +19,6 @@ from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 
-from .. import conf
 from ..models import Application, ApplyTarget, DryRun, Profile, ProfileVersion
 from .errors import ApplyGuardError, BadInput, ConfigMapWriteError
 

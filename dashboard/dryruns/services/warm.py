@@ -32,11 +32,10 @@ from typing import Any
 
 from django.db import connection
 
+from dashboard import conf
 from dashboard.kinds import KINDS, KindSpec
 from dashboard.models import Cluster
 from scheduler_engine.explain import WarmCluster
-
-from .. import conf
 
 __all__ = ["forget", "warm_cluster", "warm_stats"]
 

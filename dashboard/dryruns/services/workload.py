@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import conf
+from dashboard import conf
+
 from .errors import BadInput
 
 __all__ = ["TEMPLATE_KINDS", "expand_workload"]

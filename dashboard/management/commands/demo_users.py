@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.services.demo_users import ensure_demo_users
+from dashboard.roles import ensure_demo_users
 
 
 class Command(BaseCommand):

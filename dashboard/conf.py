@@ -1,4 +1,4 @@
-"""This app's settings, each overridable in Django settings or the environment."""
+"""The Django side's tunables (``SCHEDLAB_*``), each read from Django settings or the environment."""
 
 from __future__ import annotations
 
@@ -30,6 +30,11 @@ def stale_seconds() -> float:
 
 def result_page_size() -> int:
     return int(_get("SCHEDLAB_DRYRUN_RESULT_PAGE", 1000))
+
+
+def explain_prewarm() -> bool:
+    """Whether web and worker processes build the warm explanation state at start-up."""
+    return bool(getattr(settings, "SCHEDLAB_EXPLAIN_PREWARM", False))
 
 
 def explain_recheck_seconds() -> float:
