@@ -81,7 +81,7 @@ def main() -> int:
 
 
 def _dry_run(args: argparse.Namespace, client) -> None:
-    from dashboard.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
     from tests.support.synthetic import fleet, pod
 
     cluster = ensure_snapshot_cluster("bench-dryrun", "synthetic")
@@ -128,10 +128,10 @@ def _dry_run(args: argparse.Namespace, client) -> None:
 
 def _explanations(args: argparse.Namespace, client) -> None:
     """The live explanation endpoint on a mirrored cluster: cold, warm, after mirror writes."""
-    from dashboard.kinds import KINDS_BY_KIND, to_row
-    from dashboard.services.cluster_state import Changes, apply_changes
-    from dashboard.services.clusters import ensure_snapshot_cluster
-    from dashboard.services.snapshots import import_objects
+    from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
+    from dashboard.cluster.services.cluster_state import Changes, apply_changes
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.snapshots import import_objects
     from tests.support.synthetic import fleet, pod
 
     live = ensure_snapshot_cluster("bench-live", "synthetic")

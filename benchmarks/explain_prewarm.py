@@ -126,7 +126,7 @@ def main() -> int:
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    from dashboard.models import Cluster
+    from dashboard.cluster.models import Cluster
 
     call_command("migrate", verbosity=0)
 

@@ -212,8 +212,8 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from dashboard.models import Node, Pod
-    from dashboard.services.clusters import ensure_live_cluster
+    from dashboard.cluster.models import Node, Pod
+    from dashboard.cluster.services.clusters import ensure_live_cluster
     from tests.support.kubeserver import KubeServer
 
     call_command("migrate", verbosity=0)

@@ -335,9 +335,9 @@ def main() -> int:
     from django.core.management import call_command
     from django.test import Client
 
-    from dashboard.models import Cluster, Pod
-    from dashboard.services.clusters import ensure_snapshot_cluster
-    from dashboard.services.snapshots import import_objects
+    from dashboard.cluster.models import Cluster, Pod
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.snapshots import import_objects
 
     call_command("migrate", verbosity=0)
     cluster = ensure_snapshot_cluster("bench-pages", "synthetic")

@@ -13,11 +13,10 @@ from typing import Any
 
 from django.db.models import Sum
 
+from dashboard.cluster.kinds import KINDS_BY_KIND
+from dashboard.cluster.models import Cluster, Node, Pod, PodDisruptionBudget
+from dashboard.cluster.selectors import DONE_PHASES
 from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
-
-from .kinds import KINDS_BY_KIND
-from .models import Cluster, Node, Pod, PodDisruptionBudget
-from .selectors import DONE_PHASES
 
 __all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation"]
 

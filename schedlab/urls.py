@@ -9,5 +9,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("dashboard.dryruns.api.urls")),
     path("", include("dashboard.dryruns.urls")),
-    path("", include("dashboard.urls")),
+    path("", include("dashboard.pages.urls")),
 ]

@@ -45,7 +45,7 @@ class Indexes:
 
 def parse_reasons(message: str) -> dict[str, int]:
     """``{reason: nodes}`` of a FailedScheduling-style message (the dashboard's parser)."""
-    from dashboard.selectors import parse_reasons as parse
+    from dashboard.cluster.selectors import parse_reasons as parse
 
     return parse(message)
 

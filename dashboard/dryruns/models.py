@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from dashboard.models import Cluster
+from dashboard.cluster.models import Cluster
 
 
 class Profile(models.Model):

@@ -91,7 +91,7 @@ def _run(reason: str) -> None:
     t0 = time.perf_counter()
     try:
         _import_plugins()
-        from dashboard.models import Cluster
+        from dashboard.cluster.models import Cluster
 
         from .services.warm import warm_cluster
 

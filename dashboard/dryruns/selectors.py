@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from dashboard.models import Cluster
+from dashboard.cluster.models import Cluster
 
 from .models import Application, DryRun, Profile, ProfileVersion
 from .services.dryruns import reap_stale_runs

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from dashboard.models import Cluster
+from dashboard.cluster.models import Cluster
 from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 
 from . import graphs, selectors

@@ -29,9 +29,11 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "channels",
-    "dashboard",
     "rest_framework.authtoken",
+    # Schedlab's apps, lowest layer first (see dashboard/__init__.py)
+    "dashboard.cluster",
     "dashboard.dryruns",
+    "dashboard.pages",
 ]
 
 MIDDLEWARE = [
@@ -59,7 +61,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "dashboard.context_processors.navigation",
+                "dashboard.pages.context_processors.navigation",
             ],
         },
     },

@@ -23,8 +23,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.db import connection
 
-from dashboard.models import Cluster
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.snapshots import import_snapshot
 from tests.dryruns.conftest import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]

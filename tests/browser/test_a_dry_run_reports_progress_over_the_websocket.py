@@ -7,9 +7,9 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from dashboard.cluster.services.snapshots import import_objects
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.profiles import create_profile
-from dashboard.services.snapshots import import_objects
 from scheduler_engine.documents import read_objects
 from tests.dryruns.conftest import BIN_PACKING_CONFIG
 

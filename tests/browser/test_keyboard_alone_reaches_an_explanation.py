@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from dashboard.kinds import KINDS_BY_KIND, to_row
-from dashboard.models import Node
-from dashboard.services.cluster_state import Changes, apply_changes
+from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
+from dashboard.cluster.models import Node
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
 
 from .conftest import PASSWORD, make_user
 

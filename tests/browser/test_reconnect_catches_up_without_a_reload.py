@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from dashboard.kinds import KINDS_BY_KIND, to_row
-from dashboard.services.cluster_state import Changes, apply_changes
+from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
 
 from .conftest import log_in, record_frames, wait_for_frame
 from .test_mirror_changes_reach_an_open_page import _pending_pod

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from dashboard.mirror import Mirror, MirrorOptions
-from dashboard.models import Cluster
-from dashboard.services.clusters import ensure_live_cluster
+from dashboard.cluster.mirror import Mirror, MirrorOptions
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from tests.support.kubeserver import KubeServer
 
 FAST = MirrorOptions(

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from dashboard.tasks import cluster_object_count, import_snapshot_task
+from dashboard.cluster.tasks import cluster_object_count, import_snapshot_task
 
 FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
 

@@ -6,7 +6,7 @@ import asyncio
 
 from channels.testing import WebsocketCommunicator
 
-from dashboard.services.snapshots import import_objects
+from dashboard.cluster.services.snapshots import import_objects
 from schedlab.asgi import application
 from tests.dashboard.conftest import wait_watching
 from tests.support import objects as b
@@ -71,7 +71,7 @@ def test_deletes_are_broadcast_to_the_cluster_group(kube, live_cluster, start_mi
 
 
 def test_a_snapshot_import_is_broadcast_after_commit(transactional_db):
-    from dashboard.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 
     cluster = ensure_snapshot_cluster("snap", "inline")
     message = asyncio.run(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from dashboard.kinds import KINDS_BY_KEY, object_row
-from dashboard.models import Node, Pod
-from dashboard.services.cluster_state import COPY_THRESHOLD, Changes, apply_changes
-from dashboard.services.clusters import ensure_live_cluster
+from dashboard.cluster.kinds import KINDS_BY_KEY, object_row
+from dashboard.cluster.models import Node, Pod
+from dashboard.cluster.services.cluster_state import COPY_THRESHOLD, Changes, apply_changes
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from tests.support import objects as b
 
 PODS, NODES = KINDS_BY_KEY["pods"], KINDS_BY_KEY["nodes"]
@@ -44,7 +44,7 @@ def test_rows_wrongly_thought_new_are_upserted(db, caplog):
 
     # p0 is stored already: the COPY into the table fails on the unique key,
     # its savepoint is rolled back and the whole batch is upserted instead.
-    with caplog.at_level(logging.INFO, logger="dashboard.services.cluster_state"):
+    with caplog.at_level(logging.INFO, logger="dashboard.cluster.services.cluster_state"):
         apply_changes(cluster.pk, _changes(PODS, cluster.pk, pods, new=True))
 
     assert "exist already" in caplog.text

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.kinds import _ceil
-from dashboard.kube.client import loads
+from dashboard.cluster.kinds import _ceil
+from dashboard.cluster.kube.client import loads
 from scheduler_engine.objects.fielderror import FieldError
 from scheduler_engine.objects.pod import pod_requests
 from scheduler_engine.quantity import milli_value, value

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import time
 
-from dashboard.kinds import KINDS_BY_KIND
-from dashboard.models import Cluster, ExtraObject, Pod
+from dashboard.cluster.kinds import KINDS_BY_KIND
+from dashboard.cluster.models import Cluster, ExtraObject, Pod
 from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
 
@@ -111,7 +111,7 @@ def test_a_cluster_without_dra_is_watching_with_those_kinds_unavailable(
     kube.disable_group("resource.k8s.io")
     kube.apply(b.node("n1"))
     kube.apply(pvc("data"))
-    caplog.set_level(logging.INFO, logger="dashboard.mirror")
+    caplog.set_level(logging.INFO, logger="dashboard.cluster.mirror")
     start_mirror(live_cluster)
     wait_watching(live_cluster)
     wait_until(

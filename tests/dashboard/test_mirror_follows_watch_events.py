@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dashboard.models import Cluster, Event, Node, Pod
+from dashboard.cluster.models import Cluster, Event, Node, Pod
 from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
 

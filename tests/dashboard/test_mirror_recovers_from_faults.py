@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.models import Node, Pod
+from dashboard.cluster.models import Node, Pod
 from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
 

@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from dashboard.models import Cluster, Pod
-from dashboard.services.clusters import ensure_live_cluster
+from dashboard.cluster.models import Cluster, Pod
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dashboard.models import (
+from dashboard.cluster.models import (
     Cluster,
     Event,
     Namespace,

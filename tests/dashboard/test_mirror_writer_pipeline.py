@@ -6,9 +6,9 @@ import threading
 
 from django.db import OperationalError
 
-from dashboard.mirror import MirrorOptions
-from dashboard.models import Pod
-from dashboard.services import cluster_state
+from dashboard.cluster.mirror import MirrorOptions
+from dashboard.cluster.models import Pod
+from dashboard.cluster.services import cluster_state
 from tests.dashboard.conftest import FAST, wait_until, wait_watching
 from tests.support import objects as b
 
@@ -38,7 +38,7 @@ def test_failed_writes_are_retried_in_order(kube, live_cluster, start_mirror, mo
                 raise OperationalError("the database went away")
         return real(cluster_id, changes)
 
-    monkeypatch.setattr("dashboard.mirror.writer.apply_changes", flaky)
+    monkeypatch.setattr("dashboard.cluster.mirror.writer.apply_changes", flaky)
     start_mirror(live_cluster, _options(250))
     wait_watching(live_cluster, timeout=30)
     wait_until(lambda: len(_stored(live_cluster)) == n, timeout=30, what="every pod stored")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.services.snapshots import import_snapshot
 
 FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
 

@@ -6,8 +6,15 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from dashboard.models import Cluster, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.models import (
+    Cluster,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+)
+from dashboard.cluster.services.snapshots import import_snapshot
 from scheduler_engine.documents import read_objects
 
 FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
@@ -116,9 +123,9 @@ def test_load_demo_loads_a_snapshot(db):
 
 
 def test_large_batches_take_the_copy_path_and_upsert(db):
-    from dashboard.services.cluster_state import COPY_THRESHOLD
-    from dashboard.services.clusters import ensure_snapshot_cluster
-    from dashboard.services.snapshots import import_objects
+    from dashboard.cluster.services.cluster_state import COPY_THRESHOLD
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.snapshots import import_objects
     from tests.support import objects as b
 
     cluster = ensure_snapshot_cluster("big", "inline")

@@ -17,8 +17,8 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from dashboard.models import Cluster
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.snapshots import import_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scheduler_engine" / "demo" / "gpu-cluster.yaml"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dashboard.cluster.models import Pod
 from dashboard.dryruns.models import Application
-from dashboard.models import Pod
 
 from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG, poll_dry_run
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from dashboard.dryruns import selectors
 from dashboard.dryruns.models import Application, ApplyTarget
 from dashboard.dryruns.services.profiles import create_profile, create_version
-from dashboard.services.clusters import ensure_live_cluster
 from tests.support.kubeserver import KubeServer
 from tests.support.kubeserver_apply import put_configmap
 

@@ -15,10 +15,10 @@ from celery.signals import worker_process_init
 from django.conf import settings as django_settings
 from django.db import connection
 
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.snapshots import import_objects
 from dashboard.dryruns import prewarm
 from dashboard.dryruns.services import warm
-from dashboard.services.clusters import ensure_snapshot_cluster
-from dashboard.services.snapshots import import_objects
 from tests.support.synthetic import fleet, pod
 
 from .conftest import ROOT, client_for

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 
+from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
+from dashboard.cluster.models import Node, Pod
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.snapshots import import_objects
 from dashboard.dryruns.services import warm
 from dashboard.dryruns.services.explain import explain_pod
-from dashboard.kinds import KINDS_BY_KIND, to_row
-from dashboard.models import Node, Pod
-from dashboard.services.cluster_state import Changes, apply_changes
-from dashboard.services.clusters import ensure_snapshot_cluster
-from dashboard.services.snapshots import import_objects
 from tests.support.synthetic import fleet, pod
 
 

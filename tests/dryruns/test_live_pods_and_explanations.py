@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboard.models import Pod
+from dashboard.cluster.models import Pod
 
 
 def test_pods_filter_pending_and_namespace(viewer, demo_cluster):

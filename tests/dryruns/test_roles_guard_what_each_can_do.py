@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from dashboard.cluster.models import Node
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.profiles import create_profile
-from dashboard.models import Node
 
 from .conftest import DEFAULT_CONFIG, client_for
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from dashboard.cluster.kinds import KINDS_BY_KIND, SHARED_KINDS, to_row
+from dashboard.cluster.mirror import Mirror, MirrorOptions
+from dashboard.cluster.models import Cluster, ExtraObject
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from dashboard.dryruns import codec
 from dashboard.dryruns.services.dryruns import create_dry_run
-from dashboard.kinds import KINDS_BY_KIND, SHARED_KINDS, to_row
-from dashboard.mirror import Mirror, MirrorOptions
-from dashboard.models import Cluster, ExtraObject
-from dashboard.services.cluster_state import Changes, apply_changes
-from dashboard.services.clusters import ensure_live_cluster
 from scheduler_engine.documents import read_objects
 from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support.kubeserver import KubeServer

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from dashboard.models import Cluster
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.snapshots import import_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scheduler_engine" / "demo" / "gpu-cluster.yaml"

@@ -7,8 +7,8 @@ import asyncio
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
-from dashboard.services.broadcast import publish_delta
-from dashboard.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.broadcast import publish_delta
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from schedlab.asgi import application
 from tests.pages.conftest import login_as
 

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import re
 
-from dashboard.models import Cluster, Event
-from dashboard.selectors import PAGE_SIZE
-from dashboard.services.clusters import ensure_snapshot_cluster
-from dashboard.services.snapshots import import_objects
+from dashboard.cluster.models import Cluster, Event
+from dashboard.cluster.selectors import PAGE_SIZE
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.snapshots import import_objects
 from tests.support import objects as b
 
 

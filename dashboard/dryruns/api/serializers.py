@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from dashboard.models import Cluster, Node, Pod
+from dashboard.cluster.models import Cluster, Node, Pod
 
 from ..models import Application, DryRun, Profile, ProfileVersion
 

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from dashboard import conf
-from dashboard.models import Cluster, Event, Node, Pod
+from dashboard.cluster.models import Cluster, Event, Node, Pod
 from dashboard.roles import ADMIN, OPERATOR
 
 from .. import selectors

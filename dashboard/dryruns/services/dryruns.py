@@ -19,9 +19,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from dashboard import conf
-from dashboard.models import Cluster
-from dashboard.services import broadcast
-from dashboard.services.snapshots import export_snapshot
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services import broadcast
+from dashboard.cluster.services.snapshots import export_snapshot
 from scheduler_engine import SchedulerConfig, build_cluster, default_config, simulate
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError

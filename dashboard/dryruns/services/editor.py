@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from django.contrib.auth.models import AbstractBaseUser
 
-from dashboard.models import Cluster
+from dashboard.cluster.models import Cluster
 from scheduler_engine import ConfigError, load_config
 from scheduler_engine.config.defaults import DEFAULT_CAPABILITIES
 from scheduler_engine.config.types import EXTENSION_POINTS

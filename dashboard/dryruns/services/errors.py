@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.kube import KubeApiError, KubeConfigError, KubeError, KubeUnreachable
+from dashboard.cluster.kube import KubeApiError, KubeConfigError, KubeError, KubeUnreachable
 
 __all__ = [
     "ApplyGuardError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from dashboard.models import Cluster, Pod
+from dashboard.cluster.models import Cluster, Pod
 from scheduler_engine import SchedulerConfig, default_config
 from scheduler_engine.errors import InputError
 

@@ -11,10 +11,10 @@ from django.db import transaction
 from django.db.models import Max
 
 from dashboard import conf
-from dashboard.kube import KubeError
-from dashboard.kube.configmaps import apply_configmap
-from dashboard.models import Cluster
-from dashboard.services.clusters import kube_source
+from dashboard.cluster.kube import KubeError
+from dashboard.cluster.kube.configmaps import apply_configmap
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.clusters import kube_source
 from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate_config
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError

@@ -33,8 +33,8 @@ from typing import Any
 from django.db import connection
 
 from dashboard import conf
-from dashboard.kinds import KINDS, KindSpec
-from dashboard.models import Cluster
+from dashboard.cluster.kinds import KINDS, KindSpec
+from dashboard.cluster.models import Cluster
 from scheduler_engine.explain import WarmCluster
 
 __all__ = ["forget", "warm_cluster", "warm_stats"]
@@ -110,7 +110,7 @@ def _figures(cluster_id: int) -> dict[str, Figures]:
         ts = "julianday(updated_at)"  # SQLite keeps datetimes as ISO text
     parts, params = [], []
     for i, spec in enumerate(SPECS):
-        # kinds sharing a table (dashboard.kinds.SHARED_KINDS) are told apart by `kind`
+        # kinds sharing a table (dashboard.cluster.kinds.SHARED_KINDS) are told apart by `kind`
         where = "cluster_id = %s AND kind = %s" if spec.shared else "cluster_id = %s"
         parts.append(
             f"SELECT {i}, COUNT(*), COALESCE(SUM(id), 0), COALESCE(SUM({ts}), 0) "

@@ -199,7 +199,7 @@ def engine_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:
         warm = _engine_cache.get(cluster.pk)
         if warm is not None and warm.fingerprint == fp:
             return warm.messages
-    from dashboard.services.snapshots import export_snapshot
+    from dashboard.cluster.services.snapshots import export_snapshot
     from scheduler_engine import build_cluster, default_config, simulate
     from scheduler_engine.errors import InputError
 

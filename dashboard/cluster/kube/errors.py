@@ -1,7 +1,7 @@
 """Our errors for everything that can go wrong talking to a cluster.
 
 The mirror and the pages only see these; ``kubernetes.client`` exceptions
-never leave ``dashboard.kube``.
+never leave ``dashboard.cluster.kube``.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from dashboard.cluster.models import Cluster, Pod
+from dashboard.cluster.services.snapshots import export_snapshot
 from dashboard.dryruns.models import DryRun, ProfileVersion
 from dashboard.dryruns.services.dryruns import create_dry_run
-from dashboard.models import Cluster, Pod
-from dashboard.services.snapshots import export_snapshot
 
 __all__ = ["start_pod_dry_run"]
 

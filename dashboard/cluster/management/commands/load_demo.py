@@ -8,8 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.services.clusters import ensure_snapshot_cluster
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.snapshots import import_snapshot
 from scheduler_engine.errors import InputError
 
 

@@ -183,7 +183,7 @@ class ExtraObject(KubeObject):
     Storage (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode,
     CSIDriver) and DRA (ResourceSlice, ResourceClaim, ResourceClaimTemplate,
     DeviceClass): pages do not filter on their fields, the engine reads them
-    whole, so one generic table serves them all (``dashboard.kinds`` lists them).
+    whole, so one generic table serves them all (``dashboard.cluster.kinds`` lists them).
     """
 
     kind = models.CharField(max_length=64)

@@ -10,11 +10,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.mirror import Mirror, tune_gc
-from dashboard.models import Cluster
-from dashboard.services.clusters import ensure_live_cluster
+from dashboard.cluster.mirror import Mirror, tune_gc
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.clusters import ensure_live_cluster
 
-log = logging.getLogger("dashboard.mirror")
+log = logging.getLogger("dashboard.cluster.mirror")
 
 # How long to wait before looking again when no live cluster is configured,
 # so a docker-compose service idles instead of crash-looping.

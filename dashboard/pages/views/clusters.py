@@ -17,12 +17,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.cluster import selectors
+from dashboard.cluster.models import Cluster
+from dashboard.dryruns import selectors as dryrun_selectors
+from dashboard.explanations import read_explanation
 from dashboard.roles import OPERATOR, has_role
-
-from . import selectors
-from .dryruns import selectors as dryrun_selectors
-from .explanations import read_explanation
-from .models import Cluster
 
 _PAGES = {
     "overview": "dashboard:cluster-detail",
@@ -158,7 +157,7 @@ def pod_explanation_fragment(
     request: HttpRequest, name: str, namespace: str, pod: str
 ) -> HttpResponse:
     """The engine's breakdown (runs the engine with the active profile; seconds when cold)."""
-    from .dryruns.services.explain import explain_pod
+    from dashboard.dryruns.services.explain import explain_pod
 
     cluster = _cluster(name)
     row = selectors.pod_row(cluster, namespace, pod)
@@ -177,9 +176,9 @@ def pod_explanation_fragment(
 @require_POST
 def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
     """Start a dry-run of just this pod (the running state plus it) with another profile."""
-    from .dryruns.models import ProfileVersion
-    from .dryruns.services import BadInput
-    from .services.pod_dry_run import start_pod_dry_run
+    from dashboard.dryruns.models import ProfileVersion
+    from dashboard.dryruns.services import BadInput
+    from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 
     cluster = _cluster(name)
     back = reverse("dashboard:pod-explanation", args=[cluster.name, namespace, pod])

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.models import Cluster
-from dashboard.services.snapshots import export_snapshot
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.snapshots import export_snapshot
 
 
 class Command(BaseCommand):

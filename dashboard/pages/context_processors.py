@@ -6,8 +6,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from dashboard.cluster.selectors import cluster_names
 from dashboard.roles import ADMIN, OPERATOR, has_role, role_name
-from dashboard.selectors import cluster_names
 
 __all__ = ["navigation"]
 

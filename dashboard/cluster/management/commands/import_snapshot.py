@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboard.services.snapshots import import_snapshot
+from dashboard.cluster.services.snapshots import import_snapshot
 from scheduler_engine.errors import InputError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from .views import clusters as views
 
 app_name = "dashboard"
 urlpatterns = [

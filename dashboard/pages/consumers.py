@@ -14,13 +14,12 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from dashboard.cluster.kinds import KINDS_BY_KEY
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.broadcast import cluster_group, kind_group
+from dashboard.dryruns.models import DryRun
+from dashboard.dryruns.services.dryruns import dry_run_group
 from dashboard.roles import VIEWER, has_role
-
-from .dryruns.models import DryRun
-from .dryruns.services.dryruns import dry_run_group
-from .kinds import KINDS_BY_KEY
-from .models import Cluster
-from .services.broadcast import cluster_group, kind_group
 
 __all__ = ["ClusterConsumer", "DryRunConsumer"]
 

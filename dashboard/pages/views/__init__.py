@@ -1,0 +1,1 @@
+"""Page views by subject: clusters (overview, pending, nodes, explanations), profiles, dry-runs."""
