@@ -7,7 +7,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/v1/", include("dashboard.dryruns.api.urls")),
+    path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.dryruns.urls")),
     path("", include("dashboard.pages.urls")),
 ]

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     # Schedlab's apps, lowest layer first (see dashboard/__init__.py)
     "dashboard.cluster",
     "dashboard.dryruns",
+    "dashboard.api",
     "dashboard.pages",
 ]
 

@@ -17,14 +17,14 @@ from rest_framework.response import Response
 
 from dashboard import conf
 from dashboard.cluster.models import Cluster, Event, Node, Pod
+from dashboard.dryruns import selectors
+from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
+from dashboard.dryruns.services import BadInput, ConfigMapWriteError, NotCancellable
+from dashboard.dryruns.services import dryruns as dryrun_services
+from dashboard.dryruns.services import profiles as profile_services
+from dashboard.dryruns.services.explain import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
-from .. import selectors
-from ..models import DryRun, Profile, ProfileVersion
-from ..services import BadInput, ConfigMapWriteError, NotCancellable
-from ..services import dryruns as dryrun_services
-from ..services import profiles as profile_services
-from ..services.explain import explain_pod
 from . import serializers as s
 from .permissions import RolePermission
 

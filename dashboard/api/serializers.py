@@ -5,8 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
-
-from ..models import Application, DryRun, Profile, ProfileVersion
+from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
 
 MAX_SEED = 2**62
 

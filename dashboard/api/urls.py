@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from . import views
 
+app_name = "api"
 router = DefaultRouter()
 router.register("clusters", views.ClusterViewSet, basename="cluster")
 router.register("nodes", views.NodeViewSet, basename="node")
@@ -17,8 +18,8 @@ router.register("profile-versions", views.ProfileVersionViewSet, basename="profi
 router.register("dry-runs", views.DryRunViewSet, basename="dry-run")
 
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(api_version="v1"), name="api-v1-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-v1-schema"), name="api-v1-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-v1-schema"), name="api-v1-redoc"),
+    path("schema/", SpectacularAPIView.as_view(api_version="v1"), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
     path("", include(router.urls)),
 ]
