@@ -1,4 +1,4 @@
-"""Root URLs: admin, the REST API under ``api/v1/``, the dry-run and dashboard pages."""
+"""Root URLs: admin, the REST API under ``api/v1/``, the pages."""
 
 from __future__ import annotations
 
@@ -8,6 +8,5 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("dashboard.api.urls")),
-    path("", include("dashboard.dryruns.urls")),
     path("", include("dashboard.pages.urls")),
 ]

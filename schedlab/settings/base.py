@@ -93,9 +93,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Every page needs a login (views are decorated); the REST API has its own auth.
-LOGIN_URL = "dashboard:login"
-LOGIN_REDIRECT_URL = "dashboard:cluster-list"
-LOGOUT_REDIRECT_URL = "dashboard:login"
+LOGIN_URL = "pages:login"
+LOGIN_REDIRECT_URL = "pages:cluster-list"
+LOGOUT_REDIRECT_URL = "pages:login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

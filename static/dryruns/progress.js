@@ -52,7 +52,7 @@
     note.className = status === "succeeded" ? "ok" : "error";
     note.setAttribute("role", "status");
     const link = document.createElement("a");
-    link.href = `/dry-runs/${panel.dataset.runId}/`;
+    link.href = panel.dataset.results;
     link.textContent = "results";
     const again = document.createElement("a");
     again.href = location.pathname + location.search.replace(/([?&])run=\d+&?/, "$1");

@@ -9,7 +9,6 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from dashboard.dryruns import views
 from dashboard.dryruns.models import DryRun, DryRunIndexPage
 from dashboard.dryruns.services.dryruns import (
     compare_dry_runs,
@@ -18,6 +17,7 @@ from dashboard.dryruns.services.dryruns import (
     read_results,
     run_dry_run,
 )
+from dashboard.pages.views import dryruns as views
 from tests.support.synthetic import node, pod
 
 PAGE = 2  # results per stored result page: the run spans many of them

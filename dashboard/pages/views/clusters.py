@@ -1,4 +1,4 @@
-"""Server-rendered pages; each view parses input, calls selectors or a service, renders.
+"""Pages of the mirrored clusters: overview, pending pods, pod explanations, nodes and GPUs.
 
 Every page needs a login (any role may look); starting a dry-run needs the
 operator role. ``*_rows``/``*.json`` endpoints are the small fragments that
@@ -14,19 +14,23 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.cluster import selectors
 from dashboard.cluster.models import Cluster
 from dashboard.dryruns import selectors as dryrun_selectors
+from dashboard.dryruns.models import ProfileVersion
+from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services.explain import explain_pod
+from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explanations import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
 _PAGES = {
-    "overview": "dashboard:cluster-detail",
-    "pending": "dashboard:pending",
-    "nodes": "dashboard:nodes",
+    "overview": "pages:cluster-detail",
+    "pending": "pages:pending",
+    "nodes": "pages:nodes",
 }
 
 
@@ -54,7 +58,7 @@ def switch_cluster(request: HttpRequest) -> HttpResponse:
     name = request.GET.get("cluster", "")
     cluster = _cluster(name)
     page = request.GET.get("page", "overview")
-    return redirect(_PAGES.get(page, "dashboard:cluster-detail"), cluster.name)
+    return redirect(_PAGES.get(page, "pages:cluster-detail"), cluster.name)
 
 
 @login_required
@@ -157,8 +161,6 @@ def pod_explanation_fragment(
     request: HttpRequest, name: str, namespace: str, pod: str
 ) -> HttpResponse:
     """The engine's breakdown (runs the engine with the active profile; seconds when cold)."""
-    from dashboard.dryruns.services.explain import explain_pod
-
     cluster = _cluster(name)
     row = selectors.pod_row(cluster, namespace, pod)
     if row is None:
@@ -176,12 +178,8 @@ def pod_explanation_fragment(
 @require_POST
 def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
     """Start a dry-run of just this pod (the running state plus it) with another profile."""
-    from dashboard.dryruns.models import ProfileVersion
-    from dashboard.dryruns.services import BadInput
-    from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-
     cluster = _cluster(name)
-    back = reverse("dashboard:pod-explanation", args=[cluster.name, namespace, pod])
+    back = reverse("pages:pod-explanation", args=[cluster.name, namespace, pod])
     if not has_role(request.user, OPERATOR):
         messages.error(request, "Starting a dry-run needs the operator role.")
         return redirect(back)
@@ -193,10 +191,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)
-    try:
-        return redirect(reverse("dryruns:dryrun-detail", args=[run.pk]))
-    except NoReverseMatch:
-        return redirect(f"/api/v1/dry-runs/{run.pk}/")
+    return redirect("pages:dryrun-detail", pk=run.pk)
 
 
 def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:

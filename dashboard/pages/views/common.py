@@ -1,0 +1,35 @@
+"""Helpers the page views share: role checks, query parameters, errors by field."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+
+from dashboard.cluster.models import Cluster
+from dashboard.dryruns.services import BadInput
+from dashboard.roles import has_role
+
+__all__ = ["cluster_param", "field_errors", "int_param", "require_role"]
+
+
+def require_role(request: HttpRequest, role: str) -> None:
+    if not has_role(request.user, role):
+        raise PermissionDenied(f"your role does not allow this (needs {role})")
+
+
+def int_param(value: str | None, default: int = 0) -> int:
+    """A non-negative integer from a query or form value; ``default`` if it is not one."""
+    try:
+        return max(int(value or default), 0)
+    except ValueError:
+        return default
+
+
+def cluster_param(request: HttpRequest) -> Cluster | None:
+    """The cluster named by ``?cluster=`` (or the form's ``cluster``), if any."""
+    name = request.GET.get("cluster") or request.POST.get("cluster")
+    return Cluster.objects.filter(name=name).first() if name else None
+
+
+def field_errors(exc: BadInput) -> list[dict[str, str]]:
+    return [{"field": f, "message": m} for f, ms in exc.errors.items() for m in ms]

@@ -1,0 +1,166 @@
+"""Pages of the dry-runs: the list, one run's results, the comparison of two runs.
+
+They read the runs' compact indexes (never the result pages or the frozen
+state); each view parses its input, calls a selector or service, renders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from dashboard.dryruns import graphs, selectors
+from dashboard.dryruns.models import DryRun
+from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services import dryruns as dryrun_services
+from dashboard.dryruns.services import editor as editor_services
+from dashboard.dryruns.services.metrics import LOWER_IS_BETTER
+from dashboard.roles import OPERATOR, VIEWER, has_role
+
+from .common import cluster_param, int_param, require_role
+
+PLACEMENTS_PER_PAGE = 100
+PENDING_PER_PAGE = 20
+CHANGES_PER_PAGE = 100
+LIST_FIELDS = (
+    "id",
+    "status",
+    "progress",
+    "pods_placed",
+    "pods_total",
+    "inline_config",
+    "created_at",
+    "cluster",
+    "profile_version",
+    "created_by",
+    "cluster__name",
+    "profile_version__profile",
+    "profile_version__number",
+    "profile_version__profile__name",
+    "created_by__username",
+)
+REJECTION_ROWS = 20
+
+
+@login_required
+def dryrun_list(request: HttpRequest) -> HttpResponse:
+    require_role(request, VIEWER)
+    cluster = cluster_param(request)
+    # only what the table shows: no payloads (state, workload, metrics) per row
+    qs = selectors.dry_runs().select_related("created_by").only(*LIST_FIELDS)
+    if cluster is not None:
+        qs = qs.filter(cluster=cluster)
+    page = Paginator(qs.order_by("-id"), 50).get_page(request.GET.get("page"))
+    return render(
+        request, "dryruns/dryrun_list.html", {"nav": "dryruns", "cluster": cluster, "page": page}
+    )
+
+
+def _metric_rows(run: DryRun) -> list[dict[str, Any]]:
+    before = (run.metrics or {}).get("before", {})
+    after = (run.metrics or {}).get("after", {})
+    rows = []
+    for name in dict.fromkeys([*before, *after]):
+        a, b = before.get(name), after.get(name)
+        if isinstance(a, dict) or isinstance(b, dict):
+            continue
+        delta = (
+            round(b - a, 4) if isinstance(a, int | float) and isinstance(b, int | float) else None
+        )
+        verdict = ""
+        if delta and name in LOWER_IS_BETTER:
+            verdict = "better" if (delta < 0) == LOWER_IS_BETTER[name] else "worse"
+        rows.append({"name": name, "before": a, "after": b, "delta": delta, "verdict": verdict})
+    return rows
+
+
+@login_required
+def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    require_role(request, VIEWER)
+    run = get_object_or_404(selectors.dry_runs().select_related("created_by"), pk=pk)
+    context: dict[str, Any] = {"nav": "dryruns", "cluster": run.cluster, "run": run}
+    if run.status == DryRun.Status.SUCCEEDED:
+        page_no = int_param(request.GET.get("page"), 1) or 1
+        pages = max((run.result_count + PLACEMENTS_PER_PAGE - 1) // PLACEMENTS_PER_PAGE, 1)
+        page_no = min(page_no, pages)
+        run = dryrun_services.ensure_indexes(run)
+        # the compact placement index, never the result pages (explanations) or the state
+        placements = dryrun_services.read_index(
+            run, "placements", (page_no - 1) * PLACEMENTS_PER_PAGE, PLACEMENTS_PER_PAGE
+        )
+        pending_no = int_param(request.GET.get("pending"), 1) or 1
+        pending, more = graphs.pending_results(
+            run, (pending_no - 1) * PENDING_PER_PAGE, PENDING_PER_PAGE
+        )
+        graph = graphs.preemption_graph(run)
+        context.update(
+            placements=placements,
+            page_no=page_no,
+            pages=pages,
+            pending=pending,
+            pending_no=pending_no,
+            pending_more=more,
+            pending_pages=max(-(-run.pending_count // PENDING_PER_PAGE), 1),
+            metric_rows=_metric_rows(run),
+            spread=(run.metrics or {}).get("after", {}).get("spreadPerZone", {}),
+            graph=graph,
+            figure=graph["figure"] if graph else None,
+            rejections=graphs.rejections(run)[:REJECTION_ROWS],
+            active=selectors.active_application(run.cluster),
+        )
+    context["can_operate"] = has_role(request.user, OPERATOR)
+    return render(request, "dryruns/dryrun_detail.html", context)
+
+
+@login_required
+@require_POST
+def compare_with_active(request: HttpRequest, pk: int) -> HttpResponse:
+    """Find (or queue, on the same frozen state) the active profile's run; show the diff."""
+    require_role(request, OPERATOR)
+    run = get_object_or_404(selectors.dry_runs(), pk=pk)
+    active = selectors.active_application(run.cluster)
+    version = active.version if active is not None else None
+    if version is not None and version.pk == run.profile_version_id:
+        messages.info(request, f"{version} is already the active version on {run.cluster.name}.")
+        return redirect("pages:dryrun-detail", pk=run.pk)
+    try:
+        baseline = editor_services.baseline_for(run, version, request.user)
+    except BadInput as exc:
+        messages.error(request, f"Could not start the baseline dry-run: {exc}")
+        return redirect("pages:dryrun-detail", pk=run.pk)
+    return redirect("pages:dryrun-compare", pk=run.pk, other=baseline.pk)
+
+
+@login_required
+def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
+    """``pk`` (edited) against ``other`` (the baseline): placement diff and metric deltas."""
+    require_role(request, VIEWER)
+    runs = selectors.dry_runs()
+    run = get_object_or_404(runs, pk=pk)
+    baseline = get_object_or_404(runs, pk=other)
+    context: dict[str, Any] = {
+        "nav": "dryruns",
+        "cluster": run.cluster,
+        "run": run,
+        "baseline": baseline,
+        "waiting": [r for r in (baseline, run) if not r.finished],
+    }
+    if not context["waiting"]:
+        page_no = int_param(request.GET.get("page"), 1) or 1
+        try:
+            context["comparison"] = dryrun_services.compare_dry_runs(
+                baseline,
+                run,
+                limit=CHANGES_PER_PAGE,
+                offset=(page_no - 1) * CHANGES_PER_PAGE,
+            )
+            context["page_no"] = page_no
+        except BadInput as exc:
+            context["compare_error"] = str(exc)
+    return render(request, "dryruns/dryrun_compare.html", context)
