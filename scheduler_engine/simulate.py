@@ -216,7 +216,7 @@ def simulate(
     pods; it is used instead of one built from the pods (what a caller keeping
     the running state warm saves) and is changed in place like the cluster's
     own would be: pass ``snapshot.copy()``, or undo the nodes its
-    ``change_log`` names (see :mod:`scheduler_engine.explain`).
+    ``change_log`` names (see :mod:`scheduler_engine.warm_cluster`).
     """
     t0 = time.perf_counter()
     registry = registry or default_registry()

@@ -22,7 +22,7 @@ from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
 from dashboard.dryruns.services import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import profiles as profile_services
-from dashboard.dryruns.services.explain import explain_pod
+from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
@@ -92,7 +92,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     ) -> Response:
         cluster = self.get_object()
         try:
-            data = explain_pod(cluster, namespace, name, selectors.active_document(cluster))
+            data = explain_pod(cluster, namespace, name)
         except Pod.DoesNotExist as exc:
             raise NotFound(str(exc)) from None
         return Response(data)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import (
     Count,
     Exists,
-    Max,
     OuterRef,
     Q,
     QuerySet,
@@ -23,7 +21,7 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from .models import Cluster, Event, ExtraObject, Node, Pod, PodDisruptionBudget
+from .models import Cluster, Event, Node, Pod, PodDisruptionBudget
 
 __all__ = [
     "NodesPage",
@@ -32,7 +30,6 @@ __all__ = [
     "cluster_names",
     "cluster_summary",
     "clusters",
-    "engine_messages",
     "failed_scheduling_events",
     "get_cluster",
     "gpu_topology",
@@ -55,13 +52,6 @@ def clusters() -> QuerySet[Cluster]:
 
 def get_cluster(name: str) -> Cluster:
     return Cluster.objects.get(name=name)
-
-
-def pending_pods(cluster: Cluster) -> QuerySet[Pod]:
-    """Pods waiting for a node, longest-waiting first."""
-    return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").order_by(
-        "pending_since", "namespace", "name"
-    )
 
 
 def failed_scheduling_events(cluster: Cluster, namespace: str, name: str) -> QuerySet[Event]:
@@ -118,10 +108,9 @@ GPU_LABELS = (
     "amd.com/gpu.product-name",
     "amd.com/gpu.family",
 )
-# Where the engine may stand in for missing FailedScheduling events (imported
-# snapshots have none): only clusters small enough to simulate within a page view.
-ENGINE_REASONS_MAX_NODES = 500
-ENGINE_REASONS_MAX_PENDING = 500
+
+# the engine's FailedScheduling message per pending pod, by (namespace, name)
+EngineMessages = dict[tuple[str, str], str]
 
 _AVAILABLE = re.compile(r"^\d+/\d+ nodes are available: (?P<body>.*?)(?:\.(?: |$)|$)", re.S)
 _ITEM = re.compile(r"^(?P<n>\d+) (?P<reason>.+)$")
@@ -149,7 +138,8 @@ def parse_reasons(message: str) -> dict[str, int]:
     return out
 
 
-def _pending(cluster: Cluster) -> QuerySet[Pod]:
+def pending_pods(cluster: Cluster) -> QuerySet[Pod]:
+    """Pods in phase Pending without a node (unordered: callers filter and order)."""
     return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="")
 
 
@@ -165,66 +155,15 @@ def _latest_message() -> Subquery:
     )
 
 
-@dataclass(slots=True)
-class _Warm:
-    fingerprint: tuple
-    messages: dict[tuple[str, str], str]
-
-
-_engine_cache: dict[int, _Warm] = {}
-_engine_lock = threading.Lock()
-
-
-def engine_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:
-    """The engine's FailedScheduling message for each pending pod, for small clusters only.
-
-    Cached per process while the mirror has not changed (the count and latest
-    update of nodes, pods and the volume/DRA objects); None when the cluster is too large to simulate
-    within a page view or has FailedScheduling events of its own.
-    """
-    if Event.objects.filter(cluster=cluster).exists():
-        return None
-    nodes = Node.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
-    pods = Pod.objects.filter(cluster=cluster).aggregate(n=Count("id"), t=Max("updated_at"))
-    extra = ExtraObject.objects.filter(cluster=cluster).aggregate(
-        n=Count("id"), s=Sum("id"), t=Max("updated_at")
-    )
-    if nodes["n"] > ENGINE_REASONS_MAX_NODES:
-        return None
-    pending = _pending(cluster).count()
-    if pending == 0 or pending > ENGINE_REASONS_MAX_PENDING:
-        return {} if pending == 0 else None
-    fp = (nodes["n"], nodes["t"], pods["n"], pods["t"], extra["n"], extra["s"], extra["t"])
-    with _engine_lock:
-        warm = _engine_cache.get(cluster.pk)
-        if warm is not None and warm.fingerprint == fp:
-            return warm.messages
-    from dashboard.cluster.services.snapshots import export_snapshot
-    from scheduler_engine import build_cluster, default_config, simulate
-    from scheduler_engine.errors import InputError
-
-    try:
-        state = build_cluster(export_snapshot(cluster)["items"], source=cluster.name)
-        result = simulate(state, default_config()).to_dict()
-    except (InputError, ValueError):
-        return None
-    messages = {}
-    for r in result["results"]:
-        if r.get("status") != "Scheduled" and r.get("message"):
-            ns, _, name = r["pod"].partition("/")
-            messages[(ns, name)] = r["message"]
-    with _engine_lock:
-        _engine_cache[cluster.pk] = _Warm(fp, messages)
-    return messages
-
-
-def top_reasons(cluster: Cluster, limit: int = TOP_REASONS) -> tuple[list[dict[str, Any]], str]:
+def top_reasons(
+    cluster: Cluster, engine: EngineMessages | None = None, limit: int = TOP_REASONS
+) -> tuple[list[dict[str, Any]], str]:
     """The reasons that keep pods pending: ``[{reason, pods, nodes}]`` and their source.
 
-    Identical messages are grouped in SQL (pods of one workload share them), so
-    only the distinct messages are parsed.
+    From ``engine`` (the engine's message per pending pod) when given, else from
+    the pods' FailedScheduling events, grouped by message in SQL (pods of one
+    workload share them), so only the distinct messages are parsed.
     """
-    engine = engine_messages(cluster)
     if engine is not None:
         grouped: dict[str, int] = {}
         for message in engine.values():
@@ -233,7 +172,7 @@ def top_reasons(cluster: Cluster, limit: int = TOP_REASONS) -> tuple[list[dict[s
     else:
         # Events of pods still pending, grouped by message in SQL (a semi-join,
         # not a subquery per pod); pods of one workload share their message.
-        still_pending = _pending(cluster).filter(
+        still_pending = pending_pods(cluster).filter(
             namespace=OuterRef("involved_namespace"), name=OuterRef("involved_name")
         )
         rows = (
@@ -350,9 +289,18 @@ class PendingPage:
     source: str  # where messages come from: "events" or "engine"
 
 
-def pending_page(cluster: Cluster, filters: PendingFilters, page: int = 1) -> PendingPage:
-    """One page of pending pods with each pod's latest scheduler message, filtered in SQL."""
-    qs = _pending(cluster)
+def pending_page(
+    cluster: Cluster,
+    filters: PendingFilters,
+    page: int = 1,
+    engine: EngineMessages | None = None,
+) -> PendingPage:
+    """One page of pending pods with each pod's scheduler message, filtered in SQL.
+
+    The message is the engine's from ``engine`` when given, else the pod's
+    latest FailedScheduling event.
+    """
+    qs = pending_pods(cluster)
     if filters.namespace:
         qs = qs.filter(namespace=filters.namespace)
     if filters.priority is not None:
@@ -363,7 +311,6 @@ def pending_page(cluster: Cluster, filters: PendingFilters, page: int = 1) -> Pe
         qs = qs.filter(gpu_requested__gt=0)
     elif filters.gpu.isdigit():
         qs = qs.filter(gpu_requested=int(filters.gpu))
-    engine = engine_messages(cluster)
     if engine is not None and filters.reason:
         wanted = filters.reason.lower()
         keys = [k for k, m in engine.items() if wanted in m.lower()]
@@ -409,7 +356,7 @@ def pending_page(cluster: Cluster, filters: PendingFilters, page: int = 1) -> Pe
 
 def pending_filter_choices(cluster: Cluster) -> dict[str, list[Any]]:
     """Namespaces, priorities and GPU sizes that occur among pending pods (for the filter form)."""
-    qs = _pending(cluster).order_by()
+    qs = pending_pods(cluster).order_by()
     return {
         "namespaces": list(qs.values_list("namespace", flat=True).distinct().order_by("namespace")),
         "priorities": [
@@ -563,7 +510,7 @@ def gpu_topology(cluster: Cluster) -> dict[str, Any]:
     )
     used = {r["node_name"]: r["g"] for r in used_rows}
     sizes = list(
-        _pending(cluster)
+        pending_pods(cluster)
         .filter(gpu_requested__gt=0)
         .values("gpu_requested")
         .annotate(n=Count("id"))

@@ -1,1 +1,4 @@
-"""Scheduler profiles, dry-runs in Celery workers, and the REST API (``/api/v1/``)."""
+"""Scheduler profiles (app label ``dryruns``), their applications, dry-runs on Celery workers.
+
+Above ``cluster`` (it freezes the mirrored state), below ``explain``, ``api`` and ``pages``.
+"""

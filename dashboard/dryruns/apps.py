@@ -1,4 +1,4 @@
-"""The ``dryruns`` app (profiles, dry-runs, applies); starts the explanation prewarm."""
+"""The dry-runs app: scheduler profiles, their applications, and dry-runs on Celery workers."""
 
 from __future__ import annotations
 
@@ -10,9 +10,3 @@ class DryRunsConfig(AppConfig):
     label = "dryruns"
     default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "profiles and dry-runs"
-
-    def ready(self) -> None:
-        # warm explanation state built in the background by web and worker processes
-        from . import prewarm
-
-        prewarm.install()

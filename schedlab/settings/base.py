@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     # Schedlab's apps, lowest layer first (see dashboard/__init__.py)
     "dashboard.cluster",
     "dashboard.dryruns",
+    "dashboard.explain",
     "dashboard.api",
     "dashboard.pages",
 ]
@@ -159,7 +160,7 @@ DEMO_SNAPSHOT = env_str(
 )
 
 # Each web (ASGI) process and Celery worker process builds every cluster's warm
-# explanation state in a background thread at start-up (dashboard/dryruns/prewarm.py),
+# explanation state in a background thread at start-up (dashboard/explain/prewarm.py),
 # so no request pays for it (~10 s at 5,000 nodes / 50,000 pods). Off in tests.
 SCHEDLAB_EXPLAIN_PREWARM = env_bool("SCHEDLAB_EXPLAIN_PREWARM", True)
 

@@ -17,8 +17,8 @@ from django.db import connection
 
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
-from dashboard.dryruns import prewarm
-from dashboard.dryruns.services import warm
+from dashboard.explain import live as warm
+from dashboard.explain import prewarm
 from tests.support.synthetic import fleet, pod
 
 from .conftest import ROOT, client_for
@@ -105,7 +105,7 @@ def test_a_failing_cluster_is_logged_and_the_others_still_warm(
         return real(c)
 
     monkeypatch.setattr(warm, "warm_cluster", broken)
-    with caplog.at_level(logging.INFO, logger="dashboard.dryruns.prewarm"):
+    with caplog.at_level(logging.INFO, logger="dashboard.explain.prewarm"):
         prewarm.start("test")
         assert prewarm.wait(30)
     assert "cluster prewarmed failed" in caplog.text and "database went away" in caplog.text

@@ -9,8 +9,8 @@ from dashboard.cluster.models import Node, Pod
 from dashboard.cluster.services.cluster_state import Changes, apply_changes
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
-from dashboard.dryruns.services import warm
-from dashboard.dryruns.services.explain import explain_pod
+from dashboard.explain import live as warm
+from dashboard.explain.live import explain_pod
 from tests.support.synthetic import fleet, pod
 
 
@@ -26,7 +26,7 @@ def _write(cluster, upserts=(), deletes=()) -> None:
 
 
 def _explain(cluster, name="pod-999"):
-    return explain_pod(cluster, "default", name, None)
+    return explain_pod(cluster, "default", name)
 
 
 def _fresh(cluster, name="pod-999"):

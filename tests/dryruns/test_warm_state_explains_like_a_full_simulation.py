@@ -1,4 +1,4 @@
-"""The warm engine state (scheduler_engine.explain) decides exactly as a fresh simulation.
+"""The warm engine state (scheduler_engine.warm_cluster) decides exactly as a fresh simulation.
 
 Pure engine, no database: each pending pod of the demo cluster is explained on
 the warm state and on a cluster built from scratch with the same objects; then
@@ -17,7 +17,7 @@ import pytest
 from scheduler_engine import build_cluster, default_config, simulate
 from scheduler_engine.documents import read_objects
 from scheduler_engine.errors import InputError
-from scheduler_engine.explain import WarmCluster, object_key
+from scheduler_engine.warm_cluster import WarmCluster, object_key
 from tests.support.synthetic import fleet, node, pod
 
 from .conftest import DEMO
@@ -62,6 +62,28 @@ def test_it_explains_every_demo_pending_pod_like_a_fresh_simulation() -> None:
     for p in pending:
         _same(warm, base, p)
         _same(warm, base, p)  # the run left the warm snapshot as it was
+
+
+def test_it_schedules_every_demo_pending_pod_in_queue_order_like_a_fresh_simulation() -> None:
+    """What the overview's engine messages come from: the whole queue on the warm state."""
+    objects = read_objects(DEMO)
+    base, pending = _split(objects)
+    warm = WarmCluster(base)
+    want = simulate(build_cluster(objects), default_config()).to_dict()["results"]
+    for _ in range(2):  # the run left the warm snapshot as it was
+        got = warm.schedule(pending, default_config())["results"]
+        assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert {r["status"] for r in want} >= {"Scheduled", "Unschedulable"}
+
+
+def test_pods_scheduled_earlier_in_the_queue_take_room_from_later_ones() -> None:
+    warm = WarmCluster(fleet(1))  # one node, 8 GPUs
+    first, second = pod(1, gpus=8), pod(2, gpus=8)
+    results = warm.schedule([first, second], default_config())["results"]
+    assert [r["status"] for r in results] == ["Scheduled", "Unschedulable"]
+    assert "Insufficient nvidia.com/gpu" in results[1]["message"]
+    # alone, the second pod fits: nothing of the first run stayed behind
+    assert warm.explain_pod(second, default_config())["status"] == "Scheduled"
 
 
 def test_it_follows_pod_and_node_deltas() -> None:
@@ -129,6 +151,8 @@ def test_it_refuses_to_explain_a_bound_pod() -> None:
     warm = WarmCluster(fleet(1))
     with pytest.raises(InputError, match="spec.nodeName"):
         warm.explain_pod(pod(1, node_name="node-0"), default_config())
+    with pytest.raises(InputError, match="spec.nodeName"):
+        warm.schedule([pod(2), pod(1, node_name="node-0")], default_config())
 
 
 def _storage_class() -> dict[str, Any]:

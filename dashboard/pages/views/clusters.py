@@ -22,9 +22,9 @@ from dashboard.cluster.models import Cluster
 from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services import BadInput
-from dashboard.dryruns.services.explain import explain_pod
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-from dashboard.explanations import read_explanation
+from dashboard.explain import live
+from dashboard.explain.reading import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
 _PAGES = {
@@ -64,7 +64,7 @@ def switch_cluster(request: HttpRequest) -> HttpResponse:
 @login_required
 def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _cluster(name)
-    reasons, source = selectors.top_reasons(cluster)
+    reasons, source = selectors.top_reasons(cluster, live.pending_messages(cluster))
     context = {
         "cluster": cluster,
         "nav": "overview",
@@ -78,7 +78,7 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
 @login_required
 def overview_json(request: HttpRequest, name: str) -> JsonResponse:
     cluster = _cluster(name)
-    reasons, source = selectors.top_reasons(cluster)
+    reasons, source = selectors.top_reasons(cluster, live.pending_messages(cluster))
     return JsonResponse(
         {
             **selectors.overview(cluster),
@@ -104,17 +104,20 @@ def _pending_filters(request: HttpRequest) -> selectors.PendingFilters:
     )
 
 
-def _pending_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+def _pending_context(
+    request: HttpRequest, cluster: Cluster, engine: selectors.EngineMessages | None
+) -> dict[str, Any]:
     filters = _pending_filters(request)
-    page = selectors.pending_page(cluster, filters, _page_number(request))
+    page = selectors.pending_page(cluster, filters, _page_number(request), engine)
     return {"cluster": cluster, "filters": filters, "result": page, "query": filters.query()}
 
 
 @login_required
 def pending(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _cluster(name)
-    context = _pending_context(request, cluster)
-    reasons, _ = selectors.top_reasons(cluster)
+    engine = live.pending_messages(cluster)
+    context = _pending_context(request, cluster, engine)
+    reasons, _ = selectors.top_reasons(cluster, engine)
     context.update(
         nav="pending", choices=selectors.pending_filter_choices(cluster), reasons=reasons
     )
@@ -124,7 +127,8 @@ def pending(request: HttpRequest, name: str) -> HttpResponse:
 @login_required
 def pending_rows(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _cluster(name)
-    return render(request, "dashboard/_pending_rows.html", _pending_context(request, cluster))
+    context = _pending_context(request, cluster, live.pending_messages(cluster))
+    return render(request, "dashboard/_pending_rows.html", context)
 
 
 def _profile_versions(cluster: Cluster) -> list[Any]:
@@ -165,7 +169,7 @@ def pod_explanation_fragment(
     row = selectors.pod_row(cluster, namespace, pod)
     if row is None:
         raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
-    result = explain_pod(cluster, namespace, pod, dryrun_selectors.active_document(cluster))
+    result = live.explain_pod(cluster, namespace, pod)
     explanation = read_explanation(cluster, row, result)
     return render(
         request,

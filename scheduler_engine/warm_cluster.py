@@ -1,22 +1,17 @@
-"""Explain one pending pod against running state kept warm between calls.
+"""A cluster's running state parsed once and kept warm, updated object by object.
 
 ``simulate`` builds its :class:`Snapshot` from every running pod each time it
-is called; over 50,000 pods that is most of the cost of explaining one pod.
-A :class:`WarmCluster` parses the cluster once, then follows changes object by
-object (``apply``): a pod update moves one pod between node infos, a node
-update replaces one node info, and only a new, removed or re-zoned node (or
-changed images) re-orders the node list.  Every other kind (volumes and
-claims, storage classes, CSI nodes and drivers, DRA slices, claims, templates
-and device classes) is kept whole by key, in first-seen order as a fresh build
-would list it; the plugins index them per run.  ``explain_pod`` then schedules
-just the one pod, with explanations, on the warm snapshot itself and afterwards
-rebuilds the few node infos the run touched (``Snapshot.change_log``: the
-assumed pod's node, preemption victims' nodes) from the warm pod index.
+is called; over 50,000 pods that is most of the cost of scheduling one pod.
+A :class:`WarmCluster` parses the running state once and follows changes by
+deltas (``apply``); ``schedule`` and ``explain_pod`` then run the engine for
+the pending pods given, on the warm snapshot itself, and put back what the
+run changed.  How the deltas and the undo work is in ``docs/explanations.md``.
 
-Pending pods other than the one explained are not part of the warm state: an
-explanation answers "why does this pod not fit what is running now?".
+Pending pods are not part of the warm state: the caller passes those it asks
+about, so an answer is "what would the scheduler do with these pods, given
+what is running now?".
 
-Thread-safe: one lock guards changes and explanations.
+Thread-safe: one lock guards changes and runs.
 """
 
 from __future__ import annotations
@@ -45,6 +40,11 @@ _FINISHED = ("Succeeded", "Failed")
 def object_key(obj: Mapping[str, Any]) -> Key:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     return (str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name")))
+
+
+def _pod_key(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 def _images(node: Node) -> Any:
@@ -255,26 +255,67 @@ class WarmCluster:
                 "rejected": len(self.rejected),
             }
 
-    def _namespace_labels(self, extra: str) -> dict[str, Mapping[str, str]]:
+    def _namespace_labels(self, *extra: str) -> dict[str, Mapping[str, str]]:
         out: dict[str, Mapping[str, str]] = {}
-        for ns in {*self._namespaces, *self._ns_of_pods, extra}:
+        for ns in {*self._namespaces, *self._ns_of_pods, *extra}:
             labels = dict(self._namespaces.get(ns) or {})
             labels.setdefault("kubernetes.io/metadata.name", ns)
             out[ns] = labels
         return out
 
     def state(self, *pending: Pod, extra_namespace: str = "") -> ClusterState:
-        """The warm state as a :class:`ClusterState` (running pods, then ``pending``)."""
+        """The warm state as a :class:`ClusterState` (running pods, then ``pending``).
+
+        The namespaces of ``pending`` (and ``extra_namespace``) exist implicitly,
+        as :func:`build_cluster` makes those of every pod exist.
+        """
         with self._lock:
             return ClusterState(
                 nodes=list(self._nodes.values()),
                 pods=[*self._pods.values(), *pending],
                 priority_classes=dict(self._priority_classes),
                 pdbs=list(self._pdbs.values()),
-                namespaces=self._namespace_labels(extra_namespace),
+                namespaces=self._namespace_labels(
+                    *(p.namespace for p in pending), *filter(None, [extra_namespace])
+                ),
                 objects={k: list(v.values()) for k, v in self._objects.items()},
                 source=self.source,
             )
+
+    def _pending(self, pod_obj: Mapping[str, Any]) -> Pod:
+        obj = {**pod_obj, "kind": "Pod"}
+        pod = parse_pod(obj, self._priority_classes, source=self.source or "pod")
+        if pod.node_name:
+            raise InputError(
+                "is set: the pod is bound, there is nothing to explain",
+                file=self.source,
+                obj=object_ref(obj),
+                field="spec.nodeName",
+            )
+        return pod
+
+    def schedule(
+        self,
+        pod_objs: Iterable[Mapping[str, Any]],
+        config: SchedulerConfig | None = None,
+        *,
+        seed: int = 0,
+        explain: bool = False,
+    ) -> dict[str, Any]:
+        """Schedule pending pods on the running state, in queue order, one after another.
+
+        What a fresh ``simulate`` of the running state plus these pods returns
+        (the CLI contract's document); the warm state is left as it was.
+        Raises :class:`InputError` for a pod that does not parse or is bound.
+        """
+        with self._lock:
+            pods = [self._pending(o) for o in pod_objs]
+            state = self.state(*pods)
+            snap = self._snapshot()
+            try:
+                return simulate(state, config, seed=seed, explain=explain, snapshot=snap).to_dict()
+            finally:
+                self._undo(snap)
 
     def explain_pod(
         self, pod_obj: Mapping[str, Any], config: SchedulerConfig | None = None, *, seed: int = 0
@@ -285,22 +326,7 @@ class WarmCluster:
         run's ``summary``.  Raises :class:`InputError` for a pod that does not
         parse or is already bound.
         """
-        obj = {**pod_obj, "kind": "Pod"}
-        with self._lock:
-            pod = parse_pod(obj, self._priority_classes, source=self.source or "pod")
-            if pod.node_name:
-                raise InputError(
-                    "is set: the pod is bound, there is nothing to explain",
-                    file=self.source,
-                    obj=object_ref(obj),
-                    field="spec.nodeName",
-                )
-            state = self.state(pod, extra_namespace=pod.namespace)
-            snap = self._snapshot()
-            try:
-                result = simulate(state, config, seed=seed, explain=True, snapshot=snap).to_dict()
-            finally:
-                self._undo(snap)
-        out = result["results"][0] if result["results"] else {"pod": pod.key}
-        out["summary"] = result["summary"]
-        return out
+        result = self.schedule([pod_obj], config, seed=seed, explain=True)
+        pod = result["results"][0] if result["results"] else {"pod": _pod_key(pod_obj)}
+        pod["summary"] = result["summary"]
+        return pod

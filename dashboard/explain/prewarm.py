@@ -1,24 +1,11 @@
 """Build every cluster's warm explanation state as soon as a server process starts.
 
-The first explanation in a process used to pay for importing the engine's
-plugins and parsing the whole cluster (~10 s at 5,000 nodes and 50,000 pods).
-A web (ASGI) process and each Celery worker process now do that in a daemon
-thread right after start-up instead: start-up itself never waits, failures are
-logged (the first request then builds as before), and a request that arrives
-while the build runs waits on the cluster's lock in
-:func:`~dashboard.dryruns.services.warm.warm_cluster` and gets the same state:
-one build, never two.
-
-Controlled by the ``SCHEDLAB_EXPLAIN_PREWARM`` setting (environment variable of
-the same name): on in dev and production, off in the test settings.
-
-Which processes: :func:`install` (called from the app's ``ready()``) starts the
-thread in an ASGI server process (the ``schedlab.asgi`` module is being
-imported, or ``manage.py runserver``'s serving child), and hooks Celery's
-signals: ``worker_process_init`` in each pool process (prefork children, or
-the worker itself with ``--pool=solo``), ``worker_ready`` for the thread-based
-pools whose tasks run in the worker process.  Management commands, the mirror,
-shells and tests do not prewarm.
+A web (ASGI) process and each Celery worker process build it in a daemon
+thread right after start-up: start-up never waits, failures are logged (the
+first request then builds it), and a request that arrives during the build
+waits for it on the cluster's lock: one build, never two. On when
+``SCHEDLAB_EXPLAIN_PREWARM`` is; which processes start it and why:
+``docs/explanations.md``.
 """
 
 from __future__ import annotations
@@ -34,6 +21,11 @@ from django.conf import settings
 from django.db import connection
 
 from dashboard import conf
+from dashboard.cluster.models import Cluster
+from scheduler_engine import default_config
+from scheduler_engine.framework.registry import default_registry
+
+from . import live
 
 __all__ = ["enabled", "install", "is_web_process", "start", "wait"]
 
@@ -91,15 +83,11 @@ def _run(reason: str) -> None:
     t0 = time.perf_counter()
     try:
         _import_plugins()
-        from dashboard.cluster.models import Cluster
-
-        from .services.warm import warm_cluster
-
         clusters = list(Cluster.objects.order_by("pk"))
         for cluster in clusters:
             t1 = time.perf_counter()
             try:
-                warm = warm_cluster(cluster)
+                warm = live.warm_cluster(cluster)
             except Exception:
                 log.exception("prewarming the explanation state of cluster %s failed", cluster.name)
                 continue
@@ -123,9 +111,6 @@ def _run(reason: str) -> None:
 
 def _import_plugins() -> None:
     """Import every plugin module and parse the default profile (~3 s of a cold request)."""
-    from scheduler_engine import default_config
-    from scheduler_engine.framework.registry import default_registry
-
     default_registry()
     default_config()
 

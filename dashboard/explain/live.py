@@ -1,27 +1,21 @@
-"""The engine's running state of each mirrored cluster, kept warm in this process.
+"""Explanations on the mirrored cluster, and the per-process warm state they run on.
 
-Parsing 50,000 stored pods into the engine takes seconds, so each process
-keeps one :class:`scheduler_engine.explain.WarmCluster` per cluster and brings
-it up to date before every use from what changed in the database:
+The one place that answers "what would the scheduler do with this pod now?"
+for the pages and the API: :func:`explain_pod` (one pod, with the per-node,
+per-plugin record) and :func:`pending_messages` (the FailedScheduling message
+of every pending pod, for clusters without events of their own), both with
+the cluster's active profile.
 
-* one query gives, per kind, the row count, the sum of ids and the sum of
-  ``updated_at`` (as epoch seconds).  Every write the mirror or an import
-  makes sets ``updated_at``; inserts and deletes change the count or the id
-  sum (ids only grow, so a delete plus an insert cannot cancel out).  Equal
-  figures mean nothing changed, whatever the commit order of the writers;
-* a kind whose figures moved reads the ``(id, updated_at)`` of the rows stamped
-  in the last moments (what a writer just did); only new or changed rows are
-  read in full and parsed.  If the figures this process then expects still
-  differ from the database's, rows were deleted (the ids are diffed) or a late
-  commit carried an older stamp (every row's stamp is diffed): the state is
-  always exactly what is committed, the common case just costs less.
-
-Nothing here depends on the mirror's process or its broadcasts: the database is
-the one source of truth, so any web or worker process can hold a warm copy.
+Each process keeps one :class:`~scheduler_engine.warm_cluster.WarmCluster`
+per cluster, built once and brought up to date before every use from the
+rows that changed (one aggregate query says whether anything did); the
+database is the one source of truth, so any web or worker process can hold
+a warm copy. How the change check works: ``docs/explanations.md``.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import threading
@@ -34,16 +28,34 @@ from django.db import connection
 
 from dashboard import conf
 from dashboard.cluster.kinds import KINDS, KindSpec
-from dashboard.cluster.models import Cluster
-from scheduler_engine.explain import WarmCluster
+from dashboard.cluster.models import Cluster, Event, Node, Pod
+from dashboard.cluster.selectors import DONE_PHASES, pending_pods
+from dashboard.dryruns.selectors import active_document
+from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services.profiles import parse_config
+from scheduler_engine import SchedulerConfig, default_config
+from scheduler_engine.errors import InputError
+from scheduler_engine.warm_cluster import WarmCluster
 
-__all__ = ["forget", "warm_cluster", "warm_stats"]
+__all__ = [
+    "ENGINE_MESSAGES_MAX_NODES",
+    "ENGINE_MESSAGES_MAX_PENDING",
+    "explain_pod",
+    "forget",
+    "pending_messages",
+    "warm_cluster",
+    "warm_stats",
+]
 
 log = logging.getLogger(__name__)
 
 # every kind the engine reads (Events only explain, they never schedule)
 SPECS: tuple[KindSpec, ...] = tuple(s for s in KINDS if s.kind != "Event")
 CHUNK = 2000
+# The engine stands in for missing FailedScheduling events (imported snapshots
+# have none) only on clusters small enough to schedule within a page view.
+ENGINE_MESSAGES_MAX_NODES = 500
+ENGINE_MESSAGES_MAX_PENDING = 500
 
 Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the database sums)
 
@@ -79,9 +91,6 @@ class _Kind:
             self.id_sum -= pk
             self.ts_sum -= old[2]
 
-    def figures(self, exact_ts: bool, db: Figures) -> Figures:
-        return (len(self.rows), self.id_sum, self.ts_sum if exact_ts else db[2])
-
 
 @dataclass(slots=True)
 class _Entry:
@@ -91,6 +100,9 @@ class _Entry:
     checked: float = -1.0  # monotonic time of the last check; < 0: never built
     lock: threading.Lock = field(default_factory=threading.Lock)
     stats: dict[str, Any] = field(default_factory=dict)
+    # what was worked out from this state (pending messages per profile),
+    # dropped whenever the state changes
+    derived: dict[Any, Any] = field(default_factory=dict)
 
 
 _entries: dict[int, _Entry] = {}
@@ -242,8 +254,8 @@ def _refresh(entry: _Entry, cluster: Cluster, figures: dict[str, Figures]) -> in
     return len(upserts) + len(deletes)
 
 
-def warm_cluster(cluster: Cluster) -> WarmCluster:
-    """The cluster's engine state, up to date with the database as of this call."""
+def _current(cluster: Cluster) -> _Entry:
+    """The cluster's entry, up to date with the database as of this call."""
     with _entries_lock:
         entry = _entries.get(cluster.pk)
         if entry is None:
@@ -251,11 +263,12 @@ def warm_cluster(cluster: Cluster) -> WarmCluster:
     with entry.lock:
         now = time.monotonic()
         if entry.checked >= 0 and now - entry.checked < conf.explain_recheck_seconds():
-            return entry.warm
+            return entry
         if entry.checked < 0:
             built = _build(cluster)
             entry.warm, entry.kinds, entry.figures = built.warm, built.kinds, built.figures
             entry.stats = built.stats
+            entry.derived.clear()
         else:
             figures = _figures(cluster.pk)
             if figures != entry.figures:
@@ -265,8 +278,14 @@ def warm_cluster(cluster: Cluster) -> WarmCluster:
                     "changes": n,
                     "seconds": round(time.perf_counter() - t0, 3),
                 }
+                entry.derived.clear()
         entry.checked = time.monotonic()
-        return entry.warm
+        return entry
+
+
+def warm_cluster(cluster: Cluster) -> WarmCluster:
+    """The cluster's engine state, up to date with the database as of this call."""
+    return _current(cluster).warm
 
 
 def warm_stats(cluster: Cluster) -> dict[str, Any] | None:
@@ -282,3 +301,88 @@ def forget(cluster_id: int | None = None) -> None:
             _entries.clear()
         else:
             _entries.pop(cluster_id, None)
+
+
+@functools.lru_cache(maxsize=16)
+def _config(document: str | None) -> SchedulerConfig:
+    # versions are immutable, so the active document's parse can be reused
+    return parse_config(document) if document else default_config()
+
+
+def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
+    """The scheduler's message and per-node, per-plugin record for one pod, now.
+
+    With the cluster's active profile, on its warm state; a bound pod is
+    answered without the engine. Raises ``Pod.DoesNotExist`` for an unknown
+    pod and :class:`BadInput` for one the engine cannot read.
+    """
+    row = (
+        Pod.objects.filter(cluster=cluster, namespace=namespace, name=name)
+        .only("node_name", "obj")
+        .first()
+    )
+    if row is None:
+        raise Pod.DoesNotExist(f"pod {namespace}/{name} not found in cluster {cluster.name}")
+    if row.node_name:
+        return {
+            "pod": f"{namespace}/{name}",
+            "status": "Bound",
+            "node": row.node_name,
+            "message": f"already bound to {row.node_name}",
+        }
+    config = _config(active_document(cluster))
+    warm = warm_cluster(cluster)
+    try:
+        return warm.explain_pod(row.obj, config)
+    except InputError as exc:
+        raise BadInput.one("pod", exc.one_line()) from None
+
+
+def pending_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:
+    """The engine's FailedScheduling message for each pending pod it would not place.
+
+    Every pending pod is scheduled, in queue order, on the running state with
+    the active profile (as the scheduler would go through its queue); keyed
+    by (namespace, name). None when the cluster has FailedScheduling events of
+    its own, is too large to schedule within a page view, or holds an object
+    the engine cannot read.
+    """
+    if Event.objects.filter(cluster=cluster).exists():
+        return None
+    if Node.objects.filter(cluster=cluster).count() > ENGINE_MESSAGES_MAX_NODES:
+        return None
+    waiting = pending_pods(cluster).count()
+    if waiting == 0 or waiting > ENGINE_MESSAGES_MAX_PENDING:
+        return {} if waiting == 0 else None
+    document = active_document(cluster)
+    entry = _current(cluster)
+    with entry.lock:
+        key = ("pending messages", document)
+        if key not in entry.derived:
+            entry.derived[key] = _schedule_pending(cluster, entry.warm, _config(document))
+        return entry.derived[key]
+
+
+def _schedule_pending(
+    cluster: Cluster, warm: WarmCluster, config: SchedulerConfig
+) -> dict[tuple[str, str], str] | None:
+    if warm.rejected:
+        return None
+    # what the engine counts as pending: no node, not finished; in the order a
+    # snapshot export lists them, which breaks queue ties
+    pods = (
+        Pod.objects.filter(cluster=cluster, node_name="")
+        .exclude(phase__in=DONE_PHASES)
+        .order_by("namespace", "name")
+        .values_list("obj", flat=True)
+    )
+    try:
+        result = warm.schedule(list(pods), config)
+    except InputError:
+        return None
+    messages = {}
+    for r in result["results"]:
+        if r.get("status") != "Scheduled" and r.get("message"):
+            ns, _, name = r["pod"].partition("/")
+            messages[(ns, name)] = r["message"]
+    return messages

@@ -1,6 +1,6 @@
 """The pod-explanation page's reading of the engine's record.
 
-Turns ``explain_pod``'s output (message, filterFailures, allFilterFailures,
+Turns :func:`~dashboard.explain.live.explain_pod`'s output (message, filterFailures, allFilterFailures,
 pluginScores, victims) into what the page shows: rejected nodes grouped by
 reason, feasible nodes ranked with their per-plugin weighted scores, the
 preemption picture with PDBs, and a "what would make it fit" hint.
