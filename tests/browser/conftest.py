@@ -25,7 +25,7 @@ from django.db import connection
 
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import import_snapshot
-from tests.dryruns.conftest import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
+from tests.support.fixtures import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"

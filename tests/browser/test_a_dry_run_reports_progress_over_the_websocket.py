@@ -11,7 +11,7 @@ from dashboard.cluster.services.snapshots import import_objects
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.profiles import create_profile
 from scheduler_engine.documents import read_objects
-from tests.dryruns.conftest import BIN_PACKING_CONFIG
+from tests.support.fixtures import BIN_PACKING_CONFIG
 
 from .conftest import DEMO, log_in, record_frames, screenshot, wait_for_frame
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from dashboard.dryruns.services.profiles import create_profile
-from tests.dryruns.conftest import BIN_PACKING_CONFIG
+from tests.support.fixtures import BIN_PACKING_CONFIG
 
 from .conftest import log_in, screenshot
 

@@ -15,10 +15,9 @@ from dashboard.cluster.services.clusters import ensure_live_cluster
 from dashboard.dryruns import selectors
 from dashboard.dryruns.models import Application, ApplyTarget
 from dashboard.dryruns.services.profiles import create_profile, create_version
+from tests.support.fixtures import BIN_PACKING_CONFIG, DEFAULT_CONFIG
 from tests.support.kubeserver import KubeServer
 from tests.support.kubeserver_apply import put_configmap
-
-from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG
 
 CM = ("kube-system", "sched-config")
 

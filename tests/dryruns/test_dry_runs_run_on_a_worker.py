@@ -10,9 +10,8 @@ from django.utils import timezone
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.dryruns import run_dry_run
+from tests.support.fixtures import poll_dry_run, wait_for
 from tests.support.synthetic import fleet, job
-
-from .conftest import poll_dry_run, wait_for
 
 
 def test_a_64_pod_training_job_is_expanded_and_placed(worker, demo_cluster, operator):

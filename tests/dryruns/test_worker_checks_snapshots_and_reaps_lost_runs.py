@@ -18,9 +18,8 @@ from django.db import connection
 from django.utils import timezone
 
 from dashboard.dryruns.models import DryRun
+from tests.support.fixtures import ROOT, poll_dry_run
 from tests.support.synthetic import fleet, pod
-
-from .conftest import ROOT, poll_dry_run
 
 
 def _post(client, cluster, snapshot):

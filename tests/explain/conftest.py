@@ -1,8 +1,4 @@
-"""Fixtures of the explanation tests: the demo snapshot's path."""
+"""Fixtures of the explanation tests: the demo cluster, a viewer's client, the kube server."""
 
-from __future__ import annotations
-
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "scheduler_engine" / "demo" / "gpu-cluster.yaml"
+from tests.support.fixtures import demo_cluster, viewer  # noqa: F401
+from tests.support.mirror import kube, kubeconfig, start_mirror  # noqa: F401

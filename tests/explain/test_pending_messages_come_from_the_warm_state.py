@@ -16,9 +16,8 @@ from dashboard.dryruns.services.profiles import apply_version, create_profile
 from dashboard.explain import live
 from scheduler_engine import build_cluster, default_config, simulate
 from tests.support import objects as b
+from tests.support.fixtures import DEMO
 from tests.support.synthetic import fleet, pod
-
-from .conftest import DEMO
 
 OTHER_SCHEDULER = """\
 apiVersion: kubescheduler.config.k8s.io/v1

@@ -1,8 +1,6 @@
-"""Fixtures: logged-in clients per role and the demo cluster imported into the database."""
+"""Fixtures of the page tests: logged-in clients per role, the demo cluster, the kube server."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -10,9 +8,9 @@ from django.test import Client
 
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import import_snapshot
+from tests.support.fixtures import DEMO
+from tests.support.mirror import kube, kubeconfig, live_cluster, start_mirror  # noqa: F401
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "scheduler_engine" / "demo" / "gpu-cluster.yaml"
 ROLES = ("viewer", "operator", "admin")
 
 

@@ -10,8 +10,7 @@ from django.contrib.auth.models import Group, User
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.dryruns import run_dry_run
 from dashboard.dryruns.services.profiles import create_profile
-
-from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG
+from tests.support.fixtures import BIN_PACKING_CONFIG, DEFAULT_CONFIG
 
 
 def login(client, role: str) -> User:
@@ -22,8 +21,8 @@ def login(client, role: str) -> User:
 
 
 @pytest.fixture
-def profile(demo_cluster):
-    return create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo_cluster).profile
+def profile(demo):
+    return create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo).profile
 
 
 def test_pages_need_a_login(client, profile):
@@ -57,7 +56,7 @@ def test_saving_makes_a_new_version(client, profile):
     assert "MostAllocated" in diff and "diff-del" in diff
 
 
-def test_viewers_cannot_save_or_start_dry_runs(client, profile, demo_cluster):
+def test_viewers_cannot_save_or_start_dry_runs(client, profile, demo):
     login(client, "viewer")
     assert client.post(f"/profiles/{profile.pk}/", {"document": DEFAULT_CONFIG}).status_code == 403
     r = client.post(f"/profiles/{profile.pk}/versions/1/dry-run/", {"cluster": "demo"})
@@ -96,7 +95,7 @@ def test_the_form_names_the_field_of_a_bad_document(client, db):
     assert any(e["field"] == "document.parallelism" for e in r.json()["errors"])
 
 
-def test_apply_needs_a_dry_run_unless_an_admin_forces_it(client, profile, demo_cluster):
+def test_apply_needs_a_dry_run_unless_an_admin_forces_it(client, profile, demo):
     login(client, "admin")
     url = f"/profiles/{profile.pk}/versions/1/apply/"
     client.post(url, {"cluster": "demo"})
@@ -106,15 +105,13 @@ def test_apply_needs_a_dry_run_unless_an_admin_forces_it(client, profile, demo_c
     assert app.forced and app.applied_by.username == "admin-page-user"
 
 
-def test_operators_cannot_apply(client, profile, demo_cluster):
+def test_operators_cannot_apply(client, profile, demo):
     login(client, "operator")
     r = client.post(f"/profiles/{profile.pk}/versions/1/apply/", {"cluster": "demo"})
     assert r.status_code == 403
 
 
-def test_a_dry_run_page_shows_metrics_pending_pods_and_the_preemption_graph(
-    client, profile, demo_cluster
-):
+def test_a_dry_run_page_shows_metrics_pending_pods_and_the_preemption_graph(client, profile, demo):
     user = login(client, "operator")
     r = client.post(f"/profiles/{profile.pk}/versions/1/dry-run/", {"cluster": "demo"})
     assert r.status_code == 302 and "run=" in r["Location"]
@@ -133,7 +130,7 @@ def test_a_dry_run_page_shows_metrics_pending_pods_and_the_preemption_graph(
     assert client.get("/dry-runs/").status_code == 200
 
 
-def test_compare_with_active_runs_the_baseline_on_the_same_state(client, profile, demo_cluster):
+def test_compare_with_active_runs_the_baseline_on_the_same_state(client, profile, demo):
     login(client, "operator")
     client.post(f"/profiles/{profile.pk}/versions/1/dry-run/", {"cluster": "demo"})
     run = DryRun.objects.get()

@@ -9,8 +9,8 @@ from django.db import OperationalError
 from dashboard.cluster.mirror import MirrorOptions
 from dashboard.cluster.models import Pod
 from dashboard.cluster.services import cluster_state
-from tests.dashboard.conftest import FAST, wait_until, wait_watching
 from tests.support import objects as b
+from tests.support.mirror import FAST, wait_until, wait_watching
 
 
 def _options(page_size: int) -> MirrorOptions:

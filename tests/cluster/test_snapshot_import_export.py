@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
@@ -16,12 +14,11 @@ from dashboard.cluster.models import (
 )
 from dashboard.cluster.services.snapshots import import_snapshot
 from scheduler_engine.documents import read_objects
-
-FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
+from tests.support.fixtures import SMALL_CLUSTER
 
 
 def test_it_imports_kubectl_output(db):
-    result = import_snapshot(FIXTURE, "small")
+    result = import_snapshot(SMALL_CLUSTER, "small")
 
     assert result.counts == {
         "namespaces": 1,
@@ -58,14 +55,14 @@ def test_it_imports_kubectl_output(db):
 
 
 def test_export_is_a_list_that_loads_back_identically(db, tmp_path):
-    import_snapshot(FIXTURE, "small")
+    import_snapshot(SMALL_CLUSTER, "small")
     out = tmp_path / "export.yaml"
     call_command("export_snapshot", "--cluster", "small", "-o", str(out))
 
     document = yaml.safe_load(out.read_text())
     assert document["kind"] == "List" and document["apiVersion"] == "v1"
     exported = read_objects(out)  # the engine's reader accepts it
-    original = [o for o in read_objects(FIXTURE) if o["kind"] != "ConfigMap"]
+    original = [o for o in read_objects(SMALL_CLUSTER) if o["kind"] != "ConfigMap"]
     key = lambda o: (o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"])  # noqa: E731
     assert sorted(exported, key=key) == sorted(original, key=key)
 
@@ -78,9 +75,9 @@ def test_export_is_a_list_that_loads_back_identically(db, tmp_path):
 
 
 def test_reimport_replaces_the_previous_state(db, tmp_path):
-    import_snapshot(FIXTURE, "small")
+    import_snapshot(SMALL_CLUSTER, "small")
     smaller = tmp_path / "smaller.yaml"
-    objects = [o for o in read_objects(FIXTURE) if o["kind"] in ("Node", "PriorityClass")]
+    objects = [o for o in read_objects(SMALL_CLUSTER) if o["kind"] in ("Node", "PriorityClass")]
     smaller.write_text(yaml.safe_dump_all(objects))  # multi-document YAML
 
     import_snapshot(smaller, "small")
@@ -118,7 +115,7 @@ def test_load_demo_starts_an_empty_cluster_when_the_file_is_missing(db, tmp_path
 
 
 def test_load_demo_loads_a_snapshot(db):
-    call_command("load_demo", "--file", str(FIXTURE), "--cluster", "demo")
+    call_command("load_demo", "--file", str(SMALL_CLUSTER), "--cluster", "demo")
     assert Node.objects.filter(cluster__name="demo").count() == 2
 
 

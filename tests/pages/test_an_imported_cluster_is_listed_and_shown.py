@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 from dashboard.cluster.services.snapshots import import_snapshot
-
-FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
+from tests.support.fixtures import SMALL_CLUSTER
 
 
 def test_cluster_list_and_detail_show_the_imported_cluster(db, admin_client):
-    import_snapshot(FIXTURE, "small")
+    import_snapshot(SMALL_CLUSTER, "small")
     assert b"small" in admin_client.get("/").content
     page = admin_client.get("/clusters/small/").content.decode()
     assert 'data-stat="nodes">2<' in page

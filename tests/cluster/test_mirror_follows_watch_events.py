@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from dashboard.cluster.models import Cluster, Event, Node, Pod
-from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_until, wait_watching
 
 
 def _pod(cluster, name, namespace="default"):

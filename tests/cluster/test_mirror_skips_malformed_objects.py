@@ -5,8 +5,8 @@ import logging
 import pytest
 
 from dashboard.cluster.models import Node, Pod
-from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_until, wait_watching
 
 BAD_QUANTITY = b.pod("bad-gpu")
 BAD_QUANTITY["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "lots"

@@ -19,9 +19,8 @@ from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live as warm
 from dashboard.explain import prewarm
+from tests.support.fixtures import ROOT, client_for
 from tests.support.synthetic import fleet, pod
-
-from .conftest import ROOT, client_for
 
 
 @pytest.fixture

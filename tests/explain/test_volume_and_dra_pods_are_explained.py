@@ -10,10 +10,9 @@ from dashboard.cluster.services.clusters import ensure_live_cluster
 from dashboard.dryruns import codec
 from dashboard.dryruns.services.dryruns import create_dry_run
 from scheduler_engine.documents import read_objects
-from tests.dashboard.conftest import wait_until, wait_watching
+from tests.support.fixtures import DEMO
 from tests.support.kubeserver import KubeServer
-
-from .conftest import DEMO
+from tests.support.mirror import wait_until, wait_watching
 
 NO_VOLUME = "didn't find available persistent volumes to bind"
 

@@ -9,8 +9,8 @@ from dashboard.cluster.models import (
     PodDisruptionBudget,
     PriorityClass,
 )
-from tests.dashboard.conftest import wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_watching
 
 
 def _populate(kube):

@@ -12,8 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from dashboard.cluster.tasks import cluster_object_count, import_snapshot_task
-
-FIXTURE = Path(__file__).parent / "fixtures" / "small-cluster.yaml"
+from tests.support.fixtures import SMALL_CLUSTER
 
 
 @pytest.fixture
@@ -45,6 +44,6 @@ def worker(transactional_db):
 
 
 def test_a_worker_imports_a_snapshot_and_reads_it_back(worker):
-    counts = import_snapshot_task.delay(str(FIXTURE), "via-celery").get(timeout=60)
+    counts = import_snapshot_task.delay(str(SMALL_CLUSTER), "via-celery").get(timeout=60)
     assert counts["nodes"] == 2
     assert cluster_object_count.delay("via-celery").get(timeout=30) == 7

@@ -1,4 +1,7 @@
-"""Fixtures: the wire-protocol API server, a kubeconfig for it, a running mirror."""
+"""Mirror fixtures: the wire-protocol API server, a kubeconfig for it, running mirrors.
+
+Also the waits the mirror tests share. A package's conftest imports the fixtures it uses.
+"""
 
 from __future__ import annotations
 

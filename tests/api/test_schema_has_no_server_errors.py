@@ -8,7 +8,7 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 
-from .conftest import client_for
+from tests.support.fixtures import client_for
 
 EXAMPLES_PER_OPERATION = 5
 

@@ -7,8 +7,7 @@ import pytest
 from dashboard.cluster.models import Node
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.profiles import create_profile
-
-from .conftest import DEFAULT_CONFIG, client_for
+from tests.support.fixtures import DEFAULT_CONFIG, client_for
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import pytest
 
 from dashboard.cluster.models import Cluster, Pod
 from dashboard.cluster.services.clusters import ensure_live_cluster
-from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_until, wait_watching
 
 
 def _free_port() -> int:

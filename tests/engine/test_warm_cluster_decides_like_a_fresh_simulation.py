@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import scheduler_engine
 from scheduler_engine import build_cluster, default_config, simulate
 from scheduler_engine.documents import read_objects
 from scheduler_engine.errors import InputError
 from scheduler_engine.warm_cluster import WarmCluster, object_key
 from tests.support.synthetic import fleet, node, pod
 
-from .conftest import DEMO
+DEMO = Path(scheduler_engine.__file__).parent / "demo" / "gpu-cluster.yaml"
 
 
 def _fresh(objects: list[dict[str, Any]], pending: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from channels.testing import WebsocketCommunicator
 
 from dashboard.cluster.services.snapshots import import_objects
 from schedlab.asgi import application
-from tests.dashboard.conftest import wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_watching
 
 
 def _session_headers() -> list[tuple[bytes, bytes]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dashboard.cluster.models import Node, Pod
-from tests.dashboard.conftest import wait_until, wait_watching
 from tests.support import objects as b
+from tests.support.mirror import wait_until, wait_watching
 
 
 def _names(cluster):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dashboard.cluster.models import Pod
 from dashboard.dryruns.models import Application
-
-from .conftest import BIN_PACKING_CONFIG, DEFAULT_CONFIG, poll_dry_run
+from tests.support.fixtures import BIN_PACKING_CONFIG, DEFAULT_CONFIG, poll_dry_run
 
 
 def _create_profile(client, cluster_id: int) -> tuple[int, int]:
