@@ -246,8 +246,9 @@ def _dry_runs(cluster: Any, user: Any, args: argparse.Namespace) -> tuple[Any, A
     from dashboard.dryruns import tasks
     from dashboard.dryruns.indexes import INDEX_VERSION
     from dashboard.dryruns.models import DryRun, Profile
-    from dashboard.dryruns.services.dryruns import create_dry_run, run_dry_run
+    from dashboard.dryruns.services.dryruns import create_dry_run
     from dashboard.dryruns.services.profiles import create_profile, create_version
+    from dashboard.dryruns.services.runner import run_dry_run
 
     versions = []
     for name, document in (("bench-default", NEW_PROFILE), ("bench-binpack", BENCH_BINPACK)):

@@ -22,6 +22,7 @@ from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
 from dashboard.dryruns.services import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import profiles as profile_services
+from dashboard.dryruns.services.results import read_results
 from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
@@ -273,7 +274,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         run = self.get_object()
         offset = _int_param(request, "offset", 0, hi=2**31)
         limit = _int_param(request, "limit", 100, lo=1, hi=1000)
-        rows = dryrun_services.read_results(run, offset, limit)
+        rows = read_results(run, offset, limit)
         return Response(
             {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
         )

@@ -12,7 +12,7 @@ from typing import Any
 
 from .indexes import explanation_groups
 from .models import DryRun
-from .services.dryruns import ensure_indexes, read_index
+from .services.results import ensure_indexes, read_index
 
 __all__ = [
     "MAX_GRAPH_EDGES",

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.cluster.selectors import parse_reasons
 from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
 
 __all__ = [
@@ -24,7 +25,6 @@ __all__ = [
     "Indexes",
     "build_indexes",
     "explanation_groups",
-    "parse_reasons",
 ]
 
 # bump when the shape of an index changes: older runs are re-indexed on first view
@@ -41,13 +41,6 @@ class Indexes:
     pending: list[dict[str, Any]]
     preemptions: dict[str, Any]
     rejections: list[dict[str, Any]]
-
-
-def parse_reasons(message: str) -> dict[str, int]:
-    """``{reason: nodes}`` of a FailedScheduling-style message (the dashboard's parser)."""
-    from dashboard.cluster.selectors import parse_reasons as parse
-
-    return parse(message)
 
 
 def explanation_groups(

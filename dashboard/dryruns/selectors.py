@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from dashboard.cluster.models import Cluster
 
 from .models import Application, DryRun, Profile, ProfileVersion
-from .services.dryruns import reap_stale_runs
+from .services.runner import reap_stale_runs
 
 __all__ = [
     "active_application",

@@ -18,7 +18,7 @@ from django.db import close_old_connections
 
 from dashboard import conf
 
-from .services.dryruns import reap_stale_runs, run_dry_run
+from .services.runner import reap_stale_runs, run_dry_run
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from dashboard.cluster.kinds import KINDS_BY_KEY
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.broadcast import cluster_group, kind_group
 from dashboard.dryruns.models import DryRun
-from dashboard.dryruns.services.dryruns import dry_run_group
+from dashboard.dryruns.services.runner import dry_run_group
 from dashboard.roles import VIEWER, has_role
 
 __all__ = ["ClusterConsumer", "DryRunConsumer"]

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun
-from dashboard.dryruns.services.dryruns import run_dry_run
+from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.fixtures import poll_dry_run, wait_for
 from tests.support.synthetic import fleet, job
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.test import override_settings
 
 from dashboard.dryruns.models import DryRun
-from dashboard.dryruns.services.dryruns import create_dry_run, read_results, run_dry_run
+from dashboard.dryruns.services.dryruns import create_dry_run
+from dashboard.dryruns.services.results import read_results
+from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.synthetic import node, pod
 
 

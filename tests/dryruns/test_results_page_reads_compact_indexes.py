@@ -10,13 +10,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from dashboard.dryruns.models import DryRun, DryRunIndexPage
-from dashboard.dryruns.services.dryruns import (
-    compare_dry_runs,
-    create_dry_run,
-    read_index,
-    read_results,
-    run_dry_run,
-)
+from dashboard.dryruns.services.dryruns import compare_dry_runs, create_dry_run
+from dashboard.dryruns.services.results import read_index, read_results
+from dashboard.dryruns.services.runner import run_dry_run
 from dashboard.pages.views import dryruns as views
 from tests.support.synthetic import node, pod
 

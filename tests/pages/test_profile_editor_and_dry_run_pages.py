@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from dashboard.dryruns.models import Application, DryRun
-from dashboard.dryruns.services.dryruns import run_dry_run
 from dashboard.dryruns.services.profiles import create_profile
+from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.fixtures import BIN_PACKING_CONFIG, DEFAULT_CONFIG
 
 

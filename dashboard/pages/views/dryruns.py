@@ -21,6 +21,7 @@ from dashboard.dryruns.services import BadInput
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
 from dashboard.dryruns.services.metrics import LOWER_IS_BETTER
+from dashboard.dryruns.services.results import ensure_indexes, read_index
 from dashboard.roles import OPERATOR, VIEWER, has_role
 
 from .common import cluster_param, int_param, require_role
@@ -89,9 +90,9 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
         page_no = int_param(request.GET.get("page"), 1) or 1
         pages = max((run.result_count + PLACEMENTS_PER_PAGE - 1) // PLACEMENTS_PER_PAGE, 1)
         page_no = min(page_no, pages)
-        run = dryrun_services.ensure_indexes(run)
+        run = ensure_indexes(run)
         # the compact placement index, never the result pages (explanations) or the state
-        placements = dryrun_services.read_index(
+        placements = read_index(
             run, "placements", (page_no - 1) * PLACEMENTS_PER_PAGE, PLACEMENTS_PER_PAGE
         )
         pending_no = int_param(request.GET.get("pending"), 1) or 1
