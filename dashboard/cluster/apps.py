@@ -1,7 +1,7 @@
 """The cluster app: mirrored cluster state, the kube boundary, the mirror, snapshots.
 
-Its label stays ``dashboard`` (the app's name before the apps were split), so
-existing databases keep their tables (``dashboard_pod``, ...) and migrations.
+Its label is ``dashboard``: the name its tables (``dashboard_pod``, ...) and
+migration records carry in every database.
 """
 
 from __future__ import annotations

@@ -21,23 +21,20 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from .models import Cluster, Event, Node, Pod, PodDisruptionBudget
+from .models import Cluster, Event, Node, Pod
 
 __all__ = [
     "NodesPage",
     "PendingFilters",
     "PendingPage",
     "cluster_names",
-    "cluster_summary",
     "clusters",
     "failed_scheduling_events",
-    "get_cluster",
     "gpu_topology",
     "mirror_health",
     "nodes_page",
     "overview",
     "parse_reasons",
-    "pdbs_for",
     "pending_filter_choices",
     "pending_page",
     "pending_pods",
@@ -50,32 +47,10 @@ def clusters() -> QuerySet[Cluster]:
     return Cluster.objects.all()
 
 
-def get_cluster(name: str) -> Cluster:
-    return Cluster.objects.get(name=name)
-
-
 def failed_scheduling_events(cluster: Cluster, namespace: str, name: str) -> QuerySet[Event]:
     return Event.objects.filter(
         cluster=cluster, involved_namespace=namespace, involved_name=name
     ).order_by("-last_seen")
-
-
-def cluster_summary(cluster: Cluster) -> dict[str, int]:
-    nodes = Node.objects.filter(cluster=cluster).aggregate(
-        nodes=Count("id"), gpu_capacity=Sum("gpu_capacity"), gpu_allocatable=Sum("gpu_allocatable")
-    )
-    pods = Pod.objects.filter(cluster=cluster)
-    return {
-        "nodes": nodes["nodes"] or 0,
-        "gpu_capacity": nodes["gpu_capacity"] or 0,
-        "gpu_allocatable": nodes["gpu_allocatable"] or 0,
-        "pods": pods.count(),
-        "pending": pods.filter(phase="Pending", node_name="").count(),
-        "gpu_requested": pods.exclude(node_name="")
-        .exclude(phase__in=["Succeeded", "Failed"])
-        .aggregate(s=Sum("gpu_requested"))["s"]
-        or 0,
-    }
 
 
 # --- Dashboard pages --------------------------------------------------------------
@@ -375,14 +350,6 @@ def pending_filter_choices(cluster: Cluster) -> dict[str, list[Any]]:
 
 def pod_row(cluster: Cluster, namespace: str, name: str) -> Pod | None:
     return Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).first()
-
-
-def pdbs_for(cluster: Cluster, namespaces: set[str]) -> list[PodDisruptionBudget]:
-    return list(
-        PodDisruptionBudget.objects.filter(cluster=cluster, namespace__in=namespaces).only(
-            "namespace", "name", "obj", "disruptions_allowed", "min_available", "max_unavailable"
-        )
-    )
 
 
 def _label(key: str) -> KT:

@@ -1,7 +1,7 @@
 """Celery tasks: primitive arguments, idempotent, one service call each.
 
-The task names are the ones the tasks had before the apps were split, so
-messages already queued by an older web process still find their task.
+Task names are fixed, not derived from this module's path, so that messages
+queued by a process of another version still find their task.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Read-side shapes of the dry-run pages: pending results, the preemption graph.
 
-They read the run's compact indexes (``services.dryruns.read_index``), never
+They read the run's compact indexes (``services.results.read_index``), never
 the result pages or the frozen state; the views hand the output to templates
 (and Plotly, as JSON).
 """
@@ -10,18 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .indexes import explanation_groups
 from .models import DryRun
 from .services.results import ensure_indexes, read_index
 
-__all__ = [
-    "MAX_GRAPH_EDGES",
-    "explanation_groups",
-    "pending_results",
-    "preemption_graph",
-    "preemptions",
-    "rejections",
-]
+__all__ = ["MAX_GRAPH_EDGES", "pending_results", "preemption_graph", "rejections"]
 
 MAX_GRAPH_EDGES = 300
 # one colour per priority class, in order of first appearance (Plotly's default cycle)
@@ -47,15 +39,6 @@ def pending_results(run: DryRun, offset: int, limit: int) -> tuple[list[dict[str
     run = ensure_indexes(run)
     rows = read_index(run, "pending", offset, limit)
     return rows, offset + len(rows) < run.pending_count
-
-
-def preemptions(run: DryRun) -> list[dict[str, Any]]:
-    """The stored preemptors (preemptor, node, victims), in queue order."""
-    index = read_index(ensure_indexes(run), "preemptions") or {}
-    return [
-        {"pod": p["pod"], "node": p["node"], "victims": [v["pod"] for v in p["victims"]]}
-        for p in index.get("preemptors", [])
-    ]
 
 
 def rejections(run: DryRun) -> list[dict[str, Any]]:
@@ -84,29 +67,58 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
             info.setdefault(v["pod"], v)
             if v["pdbs"]:
                 violations[v["pod"]] = v["pdbs"]
-    values = index.get("priorityValues", {})
+    pos = {k: (0.0, y) for k, y in _column(preemptors).items()}
+    pos.update({k: (1.0, y) for k, y in _column(victims).items()})
+    traces = [_edge_lines(edges, pos)]
+    traces += _pods_by_class(pos, info, violations, index.get("priorityValues", {}))
+    layout = _layout(_arrows(edges, pos, violations), max(len(preemptors), len(victims)))
+    counts = Counter(b for _, b, _ in edges if b in violations)
+    return {
+        "figure": {"data": traces, "layout": layout},
+        "edges": [
+            {"preemptor": a, "victim": b, "node": n, "pdbs": violations.get(b, [])}
+            for a, b, n in edges
+        ],
+        "violations": {k: violations[k] for k in counts},
+        "truncated": index.get("victimCount", 0) > len(edges),
+        "preemptorCount": index.get("preemptorCount", 0),
+        "victimCount": index.get("victimCount", 0),
+        "violatingVictims": index.get("violatingVictims", 0),
+    }
 
-    def y_of(items: list[str]) -> dict[str, float]:
-        n = len(items)
-        return {k: (n - 1 - i) - (n - 1) / 2 for i, k in enumerate(items)}
 
-    pos = {k: (0.0, y) for k, y in y_of(preemptors).items()}
-    pos.update({k: (1.0, y) for k, y in y_of(victims).items()})
+Edge = tuple[str, str, str]  # preemptor, victim, node
+Positions = dict[str, tuple[float, float]]
+
+
+def _column(items: list[str]) -> dict[str, float]:
+    """Heights of one column's pods: first at the top, centred on 0."""
+    n = len(items)
+    return {k: (n - 1 - i) - (n - 1) / 2 for i, k in enumerate(items)}
+
+
+def _edge_lines(edges: list[Edge], pos: Positions) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": [v for a, b, _ in edges for v in (pos[a][0], pos[b][0], None)],
+        "y": [v for a, b, _ in edges for v in (pos[a][1], pos[b][1], None)],
+        "line": {"color": "#999", "width": 1},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
+
+
+def _pods_by_class(
+    pos: Positions,
+    info: dict[str, dict[str, Any]],
+    violations: dict[str, list[str]],
+    values: dict[str, int],
+) -> list[dict[str, Any]]:
+    """One marker trace per priority class (the legend), PDB breakers ringed in red."""
     classes = list(dict.fromkeys(info.get(k, {}).get("priorityClass", "(none)") for k in pos))
-    colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(classes)}
-
-    traces: list[dict[str, Any]] = [
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": [v for a, b, _ in edges for v in (pos[a][0], pos[b][0], None)],
-            "y": [v for a, b, _ in edges for v in (pos[a][1], pos[b][1], None)],
-            "line": {"color": "#999", "width": 1},
-            "hoverinfo": "skip",
-            "showlegend": False,
-        }
-    ]
-    for cls in classes:
+    traces = []
+    for i, cls in enumerate(classes):
         keys = [k for k in pos if info.get(k, {}).get("priorityClass", "(none)") == cls]
         value = values.get(cls)
         traces.append(
@@ -126,7 +138,7 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
                 "hoverinfo": "text",
                 "marker": {
                     "size": 16,
-                    "color": colour[cls],
+                    "color": PALETTE[i % len(PALETTE)],
                     "symbol": ["x" if k in violations else "circle" for k in keys],
                     "line": {
                         "color": ["#d00" if k in violations else "#fff" for k in keys],
@@ -135,7 +147,14 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
                 },
             }
         )
-    annotations = [
+    return traces
+
+
+def _arrows(
+    edges: list[Edge], pos: Positions, violations: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    """An arrow per eviction (red when it breaks a PDB), and the two column titles."""
+    arrows = [
         {
             "x": pos[b][0],
             "y": pos[b][1],
@@ -156,27 +175,16 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
         }
         for a, b, node in edges
     ]
-    annotations += [
-        {
-            "x": 0,
-            "y": 1.02,
-            "xref": "x",
-            "yref": "paper",
-            "text": "<b>preemptors</b>",
-            "showarrow": False,
-        },
-        {
-            "x": 1,
-            "y": 1.02,
-            "xref": "x",
-            "yref": "paper",
-            "text": "<b>victims</b>",
-            "showarrow": False,
-        },
+    titles = [
+        {"x": x, "y": 1.02, "xref": "x", "yref": "paper", "text": f"<b>{t}</b>", "showarrow": False}
+        for x, t in ((0, "preemptors"), (1, "victims"))
     ]
-    height = max(260, 48 * max(len(preemptors), len(victims)) + 80)
-    layout = {
-        "height": height,
+    return arrows + titles
+
+
+def _layout(annotations: list[dict[str, Any]], rows: int) -> dict[str, Any]:
+    return {
+        "height": max(260, 48 * rows + 80),
         "margin": {"l": 10, "r": 10, "t": 40, "b": 20},
         # room either side for the pod names (text left of preemptors, right of victims)
         "xaxis": {"visible": False, "range": [-1.1, 2.1], "fixedrange": True},
@@ -184,17 +192,4 @@ def preemption_graph(run: DryRun) -> dict[str, Any] | None:
         "annotations": annotations,
         "legend": {"title": {"text": "priority class"}, "orientation": "h", "y": -0.05},
         "hovermode": "closest",
-    }
-    counts = Counter(b for _, b, _ in edges if b in violations)
-    return {
-        "figure": {"data": traces, "layout": layout},
-        "edges": [
-            {"preemptor": a, "victim": b, "node": n, "pdbs": violations.get(b, [])}
-            for a, b, n in edges
-        ],
-        "violations": {k: violations[k] for k in counts},
-        "truncated": index.get("victimCount", 0) > len(edges),
-        "preemptorCount": index.get("preemptorCount", 0),
-        "victimCount": index.get("victimCount", 0),
-        "violatingVictims": index.get("violatingVictims", 0),
     }

@@ -113,7 +113,7 @@ class DryRun(models.Model):
     result_count = models.PositiveIntegerField(default=0)
     result_page_size = models.PositiveIntegerField(default=1000)
     # compact indexes the results page reads instead of the result pages
-    # (DryRunIndexPage); 0 = not built yet (runs finished before they existed)
+    # (DryRunIndexPage), at INDEX_VERSION; 0 = none stored
     index_version = models.PositiveSmallIntegerField(default=0)
     pending_count = models.PositiveIntegerField(default=0)
     preemptor_count = models.PositiveIntegerField(default=0)

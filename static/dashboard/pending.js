@@ -6,6 +6,8 @@
   const script = document.getElementById("pending-script");
   const container = document.getElementById("pending-rows");
   const cluster = script.dataset.cluster;
+  // the pod page's URL, reversed by the server for placeholder names (never valid in Kubernetes)
+  const podUrl = script.dataset.podUrl;
   const refetch = live.debounce(() => live.refreshFragment(container).catch(() => {}), 400);
 
   function table() { return document.getElementById("pending"); }
@@ -37,7 +39,9 @@
     tr.dataset.key = live.podKey(p);
     tr.className = "flash";
     const a = document.createElement("a");
-    a.href = `/clusters/${encodeURIComponent(cluster)}/pods/${encodeURIComponent(p.namespace)}/${encodeURIComponent(p.name)}/`;
+    a.href = podUrl
+      .replace("__namespace__", encodeURIComponent(p.namespace))
+      .replace("__pod__", encodeURIComponent(p.name));
     a.textContent = live.podKey(p);
     const cells = [a, p.priority ?? "", p.gpu_requested, "", "just now", "no FailedScheduling event yet"];
     cells.forEach((v, i) => {

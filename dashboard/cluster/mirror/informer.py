@@ -1,15 +1,8 @@
 """One thread per kind: list (paginated), then watch from the list's resourceVersion.
 
-Like client-go's reflector: a watch that ends cleanly is resumed from the last
-resourceVersion seen (bookmarks keep it fresh); 410 Gone, a dropped connection
-or any other error leads to a full relist, after a jittered backoff for errors.
-A relist is also forced every ``resync_seconds`` as a safety net.
-
-A 404 for the collection means the server does not serve the kind (a cluster
-without DRA has no ``resource.k8s.io``): the kind is marked unavailable in the
-health (not an error), whatever was stored of it is removed, and the thread
-asks again every ``resync_seconds`` (the group may be enabled later), logging
-only when availability changes.
+Like client-go's reflector: resume after a clean end, relist after 410 Gone or
+an error (with backoff) and every ``resync_seconds``; a kind the server does
+not serve (404) is marked unavailable, not an error. See docs/architecture.md.
 """
 
 from __future__ import annotations

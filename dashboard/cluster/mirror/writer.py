@@ -1,15 +1,8 @@
 """The single database writer of a mirror: drains the informers' queue in batches.
 
-One writer per cluster keeps writes ordered and lets a burst of watch events
-(or a list page of 500 pods) become one transaction with bulk upserts.
-
-Two threads, one pipeline: the writer turns a batch of messages into
-``Changes`` (columns, reconciliation against what is stored) while its
-database thread stores the previous batch, so Python work overlaps the
-database's. Batches are stored one at a time, in order; the writer counts a
-handed-over batch as stored (``known``) at once, which is what it will be:
-a failed write is retried until it succeeds or the mirror stops (and a new
-mirror starts from what the database holds).
+Two threads, one pipeline: the writer turns a batch into ``Changes`` while its
+database thread stores the previous one, in order, retrying a failed write
+until it succeeds or the mirror stops. See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -44,10 +44,10 @@ def store_indexes(run_id: int, indexes: Indexes) -> None:
 
 
 def ensure_indexes(run: DryRun) -> DryRun:
-    """Build the indexes of a succeeded run that finished before they existed (once).
+    """Build, once, the indexes of a succeeded run stored without them or with older ones.
 
-    Costs what the old results page cost on every view (every result page and
-    the frozen state inflated); runs finished since store them as they finish.
+    Inflates every result page and the frozen state; a run stores its indexes
+    as it finishes, so only runs stored by an older ``INDEX_VERSION`` get here.
     """
     if run.status != DryRun.Status.SUCCEEDED or run.index_version >= INDEX_VERSION:
         return run
