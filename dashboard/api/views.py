@@ -19,9 +19,9 @@ from dashboard import conf
 from dashboard.cluster.models import Cluster, Event, Node, Pod
 from dashboard.dryruns import selectors
 from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
-from dashboard.dryruns.services import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import profiles as profile_services
+from dashboard.dryruns.services.errors import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services.results import read_results
 from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR

@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 from .models import Cluster, Event, Node, Pod
 
 __all__ = [
-    "NodesPage",
+    "Page",
     "PendingFilters",
     "PendingPage",
     "cluster_names",
@@ -256,12 +256,24 @@ class PendingFilters:
 
 
 @dataclass(frozen=True, slots=True)
-class PendingPage:
+class Page:
+    """One page of a table: its rows, the rows in all, this page's number, pages in all."""
+
     rows: list[dict[str, Any]]
     total: int
     page: int
     pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPage(Page):
     source: str  # where messages come from: "events" or "engine"
+
+
+def _page_bounds(total: int, page: int) -> tuple[int, int]:
+    """(page clamped to 1..pages, pages) for ``total`` rows in pages of PAGE_SIZE."""
+    pages = max(1, -(-total // PAGE_SIZE))
+    return min(max(page, 1), pages), pages
 
 
 def pending_page(
@@ -305,8 +317,7 @@ def pending_page(
             )
         )
     total = qs.count()
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = min(max(page, 1), pages)
+    page, pages = _page_bounds(total, page)
     cols = (
         "namespace",
         "name",
@@ -373,17 +384,7 @@ def _requested_by_node(cluster: Cluster, names: list[str] | None = None) -> dict
     return {r["node_name"]: r for r in rows}
 
 
-@dataclass(frozen=True, slots=True)
-class NodesPage:
-    rows: list[dict[str, Any]]
-    total: int
-    page: int
-    pages: int
-
-
-def nodes_page(
-    cluster: Cluster, page: int = 1, *, gpu_only: bool = False, q: str = ""
-) -> NodesPage:
+def nodes_page(cluster: Cluster, page: int = 1, *, gpu_only: bool = False, q: str = "") -> Page:
     """One page of nodes: allocatable vs requested for CPU, memory and each GPU resource."""
     qs = Node.objects.filter(cluster=cluster)
     if gpu_only:
@@ -391,8 +392,7 @@ def nodes_page(
     if q:
         qs = qs.filter(name__icontains=q)
     total = qs.count()
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = min(max(page, 1), pages)
+    page, pages = _page_bounds(total, page)
     rows = list(
         qs.order_by("name")
         .annotate(
@@ -429,7 +429,7 @@ def nodes_page(
             {"resource": res, "allocatable": _int(allocatable.get(res))}
             for res in r["gpu_resources"]
         ]
-    return NodesPage(rows, total, page, pages)
+    return Page(rows, total, page, pages)
 
 
 def _json(value: Any) -> dict:

@@ -31,7 +31,7 @@ from dashboard.cluster.kinds import KINDS, KindSpec
 from dashboard.cluster.models import Cluster, Event, Node, Pod
 from dashboard.cluster.selectors import DONE_PHASES, pending_pods
 from dashboard.dryruns.selectors import active_document
-from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.profiles import parse_config
 from scheduler_engine import SchedulerConfig, default_config
 from scheduler_engine.errors import InputError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from .runner import Mirror, MirrorOptions, tune_gc
+from .runner import Mirror, tune_gc
+from .shared import MirrorOptions
 
 __all__ = ["Mirror", "MirrorOptions", "tune_gc"]

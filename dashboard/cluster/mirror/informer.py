@@ -20,8 +20,8 @@ from ..kinds import KindSpec
 from ..kube import KubeClient, KubeError, KubeGone, KubeNotFound
 from ..models import Cluster
 from . import messages
-from .backoff import Backoff
-from .health import UNAVAILABLE, MirrorHealth
+from .health import UNAVAILABLE
+from .shared import MirrorShared
 
 __all__ = ["Informer"]
 
@@ -36,30 +36,14 @@ def _resource_version(obj: Any) -> str:
 
 class Informer(threading.Thread):
     def __init__(
-        self,
-        *,
-        cluster_name: str,
-        spec: KindSpec,
-        client_factory: Callable[[], KubeClient],
-        out: queue.Queue,
-        health: MirrorHealth,
-        stop: threading.Event,
-        page_size: int,
-        resync_seconds: float,
-        watch_timeout: int,
-        backoff: Backoff,
+        self, shared: MirrorShared, spec: KindSpec, client_factory: Callable[[], KubeClient]
     ) -> None:
-        super().__init__(name=f"informer-{cluster_name}-{spec.key}", daemon=True)
-        self.cluster_name = cluster_name
+        super().__init__(name=f"informer-{shared.cluster_name}-{spec.key}", daemon=True)
+        self.shared = shared
+        self.options = shared.options
         self.spec = spec
         self.client_factory = client_factory
-        self.out = out
-        self.health = health
-        self.stop_event = stop
-        self.page_size = page_size
-        self.resync_seconds = resync_seconds
-        self.watch_timeout = watch_timeout
-        self.backoff = backoff
+        self.backoff = shared.backoff()
         self.client: KubeClient | None = None
         # Open watch responses, so stop() can close one that waits for data.
         self.responses: list[Any] = []
@@ -67,9 +51,9 @@ class Informer(threading.Thread):
 
     def _put(self, message: object) -> None:
         # Bounded queue: a slow database slows the list down instead of filling memory.
-        while not self.stop_event.is_set():
+        while not self.shared.stop.is_set():
             try:
-                self.out.put(message, timeout=0.2)
+                self.shared.queue.put(message, timeout=0.2)
                 return
             except queue.Full:
                 continue
@@ -81,38 +65,42 @@ class Informer(threading.Thread):
                 resp.shutdown() if hasattr(resp, "shutdown") else resp.close()
 
     def _list(self, client: KubeClient) -> str:
-        self.health.set(self.spec.key, Cluster.MirrorStatus.SYNCING)
+        self.shared.health.set(self.spec.key, Cluster.MirrorStatus.SYNCING)
         self._put(messages.ListStart(self.spec))
         token, rv, count = "", "", 0
         while True:
-            page = client.list_page(self.spec, limit=self.page_size, continue_token=token)
+            page = client.list_page(self.spec, limit=self.options.page_size, continue_token=token)
             rv = page.resource_version or rv
             count += len(page.items)
             self._put(messages.ListPage(self.spec, page.items))
             token = page.continue_token
-            if not token or self.stop_event.is_set():
+            if not token or self.shared.stop.is_set():
                 break
-        if self.stop_event.is_set():
+        if self.shared.stop.is_set():
             return rv
         self._put(messages.ListDone(self.spec, rv))
-        self.health.synced(self.spec.key, rv)
+        self.shared.health.synced(self.spec.key, rv)
         log.info(
-            "%s: listed %d %s at resourceVersion %s", self.cluster_name, count, self.spec.key, rv
+            "%s: listed %d %s at resourceVersion %s",
+            self.shared.cluster_name,
+            count,
+            self.spec.key,
+            rv,
         )
         return rv
 
     def _watch(self, client: KubeClient, rv: str, deadline: float) -> str:
-        self.health.set(self.spec.key, Cluster.MirrorStatus.WATCHING)
-        timeout = int(max(1, min(self.watch_timeout, deadline - time.monotonic())))
+        self.shared.health.set(self.spec.key, Cluster.MirrorStatus.WATCHING)
+        timeout = int(max(1, min(self.options.watch_timeout, deadline - time.monotonic())))
         for event in client.watch(
             self.spec, resource_version=rv, timeout_seconds=timeout, holder=self.responses
         ):
-            if self.stop_event.is_set():
+            if self.shared.stop.is_set():
                 break
             if event.type == "ERROR":
                 log.warning(
                     "%s: %s: skipping bad watch line: %s",
-                    self.cluster_name,
+                    self.shared.cluster_name,
                     self.spec.key,
                     event.object.get("message"),
                 )
@@ -120,10 +108,10 @@ class Informer(threading.Thread):
             new_rv = _resource_version(event.object)
             if event.type == "BOOKMARK":
                 rv = new_rv or rv
-                self.health.bookmark(self.spec.key, new_rv)
+                self.shared.health.bookmark(self.spec.key, new_rv)
                 continue
             self._put(messages.WatchEvent(self.spec, event.type, event.object, time.monotonic()))
-            self.health.event(self.spec.key, new_rv)
+            self.shared.health.event(self.spec.key, new_rv)
             rv = new_rv or rv
             self.backoff.reset()
         return rv
@@ -132,7 +120,7 @@ class Informer(threading.Thread):
         rv = ""
         deadline = 0.0
         need_list = True
-        while not self.stop_event.is_set():
+        while not self.shared.stop.is_set():
             try:
                 if self.client is None:
                     self.client = self.client_factory()
@@ -142,74 +130,78 @@ class Informer(threading.Thread):
                         self.available = True
                         log.info(
                             "%s: %s: served again; mirroring it",
-                            self.cluster_name,
+                            self.shared.cluster_name,
                             self.spec.key,
                         )
                     need_list = False
                     self.backoff.reset()
                     # Spread resyncs of the kinds so they do not all hit the server at once.
-                    deadline = time.monotonic() + self.resync_seconds * random.uniform(0.9, 1.1)
+                    deadline = time.monotonic() + self.options.resync_seconds * random.uniform(
+                        0.9, 1.1
+                    )
                     continue
                 rv = self._watch(self.client, rv, deadline)
             except KubeGone as exc:
-                log.info("%s: %s: %s; relisting", self.cluster_name, self.spec.key, exc)
+                log.info("%s: %s: %s; relisting", self.shared.cluster_name, self.spec.key, exc)
                 need_list = True
             except KubeNotFound as exc:
-                if self.stop_event.is_set():
+                if self.shared.stop.is_set():
                     break
                 self._unavailable(exc)
                 need_list = True
-                self.stop_event.wait(self.resync_seconds)
+                self.shared.stop.wait(self.options.resync_seconds)
             except KubeError as exc:
-                if self.stop_event.is_set():
+                if self.shared.stop.is_set():
                     break
                 delay = self.backoff.next()
                 log.warning(
                     "%s: %s: %s (%s); relisting in %.1fs",
-                    self.cluster_name,
+                    self.shared.cluster_name,
                     self.spec.key,
                     exc.status,
                     exc,
                     delay,
                 )
-                self.health.set(self.spec.key, Cluster.MirrorStatus.ERROR, f"{exc.status}: {exc}")
+                self.shared.health.set(
+                    self.spec.key, Cluster.MirrorStatus.ERROR, f"{exc.status}: {exc}"
+                )
                 need_list = True
                 self._drop_client()
-                self.stop_event.wait(delay)
+                self.shared.stop.wait(delay)
             except Exception:
-                if self.stop_event.is_set():
+                if self.shared.stop.is_set():
                     break
                 delay = self.backoff.next()
                 log.exception(
                     "%s: %s: unexpected error; relisting in %.1fs",
-                    self.cluster_name,
+                    self.shared.cluster_name,
                     self.spec.key,
                     delay,
                 )
-                self.health.set(
+                self.shared.health.set(
                     self.spec.key, Cluster.MirrorStatus.ERROR, "internal error (see log)"
                 )
                 need_list = True
                 self._drop_client()
-                self.stop_event.wait(delay)
+                self.shared.stop.wait(delay)
         self._drop_client()
 
     def _unavailable(self, exc: KubeNotFound) -> None:
         """The server does not serve the kind: nothing of it exists; say so once."""
         # The list started (ListStart) found nothing: stored rows of the kind go.
         self._put(messages.ListDone(self.spec, ""))
-        self.health.set(self.spec.key, UNAVAILABLE)
+        self.shared.health.set(self.spec.key, UNAVAILABLE)
         self.backoff.reset()
         if self.available:
             self.available = False
             log.info(
                 "%s: %s (%s) is not served by this cluster (%s); not mirrored, "
                 "checking again every %.0fs",
-                self.cluster_name,
+                self.shared.cluster_name,
                 self.spec.key,
                 self.spec.api_version,
                 exc,
-                self.resync_seconds,
+                self.options.resync_seconds,
             )
 
     def _drop_client(self) -> None:

@@ -7,17 +7,14 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-
-from django.conf import settings
 
 from ..kinds import KINDS
 from ..kube import KubeClient
 from ..models import Cluster
 from ..services.clusters import kube_source
-from .backoff import Backoff
 from .health import MirrorHealth
 from .informer import Informer
+from .shared import MirrorOptions, MirrorShared
 from .writer import Writer
 
 __all__ = ["Mirror", "MirrorOptions", "tune_gc"]
@@ -39,28 +36,6 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
-
-
-@dataclass(frozen=True, slots=True)
-class MirrorOptions:
-    page_size: int = 500
-    resync_seconds: float = 600.0
-    watch_timeout: int = 300
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    batch_seconds: float = 0.05
-    queue_size: int = 64
-
-    @classmethod
-    def from_settings(cls) -> MirrorOptions:
-        return cls(
-            page_size=settings.MIRROR_PAGE_SIZE,
-            resync_seconds=settings.MIRROR_RESYNC_SECONDS,
-            watch_timeout=settings.MIRROR_WATCH_TIMEOUT,
-            backoff_base=settings.MIRROR_BACKOFF_BASE,
-            backoff_max=settings.MIRROR_BACKOFF_MAX,
-            batch_seconds=settings.MIRROR_BATCH_SECONDS,
-        )
 
 
 class Mirror:
@@ -85,32 +60,16 @@ class Mirror:
         self.client_factory = client_factory or (lambda: KubeClient.from_source(source))
         self.stop_event = threading.Event()
         self.health = MirrorHealth([k.key for k in KINDS])
-        self.queue: queue.Queue = queue.Queue(maxsize=self.options.queue_size)
-        o = self.options
-        self.writer = Writer(
+        shared = MirrorShared(
             cluster_id=cluster.pk,
             cluster_name=cluster.name,
-            inbox=self.queue,
+            queue=queue.Queue(maxsize=self.options.queue_size),
             health=self.health,
             stop=self.stop_event,
-            batch_seconds=o.batch_seconds,
-            backoff=Backoff(o.backoff_base, o.backoff_max),
+            options=self.options,
         )
-        self.informers = [
-            Informer(
-                cluster_name=cluster.name,
-                spec=spec,
-                client_factory=self.client_factory,
-                out=self.queue,
-                health=self.health,
-                stop=self.stop_event,
-                page_size=o.page_size,
-                resync_seconds=o.resync_seconds,
-                watch_timeout=o.watch_timeout,
-                backoff=Backoff(o.backoff_base, o.backoff_max),
-            )
-            for spec in KINDS
-        ]
+        self.writer = Writer(shared)
+        self.informers = [Informer(shared, spec, self.client_factory) for spec in KINDS]
 
     def start(self) -> Mirror:
         log.info(

@@ -19,8 +19,7 @@ from ..kinds import KINDS, KindSpec, MalformedObject, Row, object_key, object_ro
 from ..services.cluster_state import Changes, apply_changes, known_versions
 from ..services.clusters import record_health
 from . import messages
-from .backoff import Backoff
-from .health import MirrorHealth
+from .shared import MirrorShared
 
 __all__ = ["Writer"]
 
@@ -36,25 +35,10 @@ def _wall(ts: float | None) -> datetime | None:
 
 
 class Writer(threading.Thread):
-    def __init__(
-        self,
-        *,
-        cluster_id: int,
-        cluster_name: str,
-        inbox: queue.Queue,
-        health: MirrorHealth,
-        stop: threading.Event,
-        batch_seconds: float,
-        backoff: Backoff,
-    ) -> None:
-        super().__init__(name=f"writer-{cluster_name}", daemon=True)
-        self.cluster_id = cluster_id
-        self.cluster_name = cluster_name
-        self.inbox = inbox
-        self.health = health
-        self.stop_event = stop
-        self.batch_seconds = batch_seconds
-        self.backoff = backoff
+    def __init__(self, shared: MirrorShared) -> None:
+        super().__init__(name=f"writer-{shared.cluster_name}", daemon=True)
+        self.shared = shared
+        self.backoff = shared.backoff()
         self.known: dict[KindSpec, dict[Key, str]] = {}
         self.seen: dict[KindSpec, set[Key] | None] = {}
         self.lag: float | None = None
@@ -69,12 +53,14 @@ class Writer(threading.Thread):
 
     def _collect(self, first: object) -> list[object]:
         batch, size = [first], self._size(first)
-        deadline = time.monotonic() + self.batch_seconds
+        deadline = time.monotonic() + self.shared.options.batch_seconds
         while size < MAX_BATCH_OBJECTS:
             remaining = deadline - time.monotonic()
             try:
                 message = (
-                    self.inbox.get(timeout=remaining) if remaining > 0 else self.inbox.get_nowait()
+                    self.shared.queue.get(timeout=remaining)
+                    if remaining > 0
+                    else self.shared.queue.get_nowait()
                 )
             except queue.Empty:
                 break
@@ -86,11 +72,14 @@ class Writer(threading.Thread):
     def _size(message: object) -> int:
         return len(message.items) if isinstance(message, messages.ListPage) else 1
 
+    def _skip(self, spec: KindSpec, exc: MalformedObject) -> None:
+        log.warning("%s: skipping malformed %s: %s", self.shared.cluster_name, spec.kind, exc)
+
     def _row(self, spec: KindSpec, obj: dict) -> Row | None:
         try:
-            return object_row(spec, self.cluster_id, obj)
+            return object_row(spec, self.shared.cluster_id, obj)
         except MalformedObject as exc:
-            log.warning("%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc)
+            self._skip(spec, exc)
             return None
 
     def _changes(self, batch: list[object]) -> tuple[Changes, float | None]:
@@ -109,9 +98,7 @@ class Writer(threading.Thread):
                     try:
                         key = object_key(spec, obj)
                     except MalformedObject as exc:
-                        log.warning(
-                            "%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc
-                        )
+                        self._skip(spec, exc)
                         continue
                     # Seen even if its body is malformed: keep the last good copy.
                     seen.add(key)
@@ -132,9 +119,7 @@ class Writer(threading.Thread):
                     try:
                         changes.delete(spec, object_key(spec, m.obj))
                     except MalformedObject as exc:
-                        log.warning(
-                            "%s: skipping malformed %s: %s", self.cluster_name, spec.kind, exc
-                        )
+                        self._skip(spec, exc)
                 elif m.type in ("ADDED", "MODIFIED"):
                     row = self._row(spec, m.obj)
                     if row is not None:
@@ -142,7 +127,10 @@ class Writer(threading.Thread):
                         changes.upsert(spec, row, new=key not in known)
                 else:
                     log.warning(
-                        "%s: %s: unknown watch event type %r", self.cluster_name, spec.key, m.type
+                        "%s: %s: unknown watch event type %r",
+                        self.shared.cluster_name,
+                        spec.key,
+                        m.type,
                     )
         return changes, oldest
 
@@ -150,19 +138,19 @@ class Writer(threading.Thread):
         """Store ``changes``, retrying with backoff; False if stopped first."""
         while True:
             try:
-                apply_changes(self.cluster_id, changes)
+                apply_changes(self.shared.cluster_id, changes)
                 self.backoff.reset()
                 return True
             except DatabaseError as exc:
                 delay = self.backoff.next()
                 log.error(
                     "%s: database write failed (%s); retrying in %.1fs",
-                    self.cluster_name,
+                    self.shared.cluster_name,
                     exc,
                     delay,
                 )
                 close_old_connections()
-                if self.stop_event.wait(delay):
+                if self.shared.stop.wait(delay):
                     return False
 
     def _remember(self, changes: Changes) -> None:
@@ -177,7 +165,7 @@ class Writer(threading.Thread):
 
     def _hand_over(self, changes: Changes, oldest: float | None) -> bool:
         self._remember(changes)
-        while not self.stop_event.is_set():
+        while not self.shared.stop.is_set():
             if self._db is None or not self._db.is_alive():
                 return False
             try:
@@ -190,7 +178,7 @@ class Writer(threading.Thread):
     def _store_loop(self) -> None:
         """The database thread: stores handed-over batches in order."""
         try:
-            while not self.stop_event.is_set():
+            while not self.shared.stop.is_set():
                 try:
                     changes, oldest = self._pending.get(timeout=0.2)
                 except queue.Empty:
@@ -200,7 +188,7 @@ class Writer(threading.Thread):
                 if oldest is not None:
                     self.lag = time.monotonic() - oldest
         except Exception:
-            log.exception("%s: database thread failed", self.cluster_name)
+            log.exception("%s: database thread failed", self.shared.cluster_name)
             raise
         finally:
             connections.close_all()  # this thread's connections only
@@ -212,38 +200,40 @@ class Writer(threading.Thread):
         if not force and now < self._next_health:
             return
         self._next_health = now + HEALTH_INTERVAL
-        fields = self.health.summary()
-        fields["last_event_at"] = _wall(self.health.last_event_wall)
-        fields["last_sync_at"] = _wall(self.health.last_sync_wall)
+        fields = self.shared.health.summary()
+        fields["last_event_at"] = _wall(self.shared.health.last_event_wall)
+        fields["last_sync_at"] = _wall(self.shared.health.last_sync_wall)
         fields["lag_seconds"] = self.lag
         if fields["last_error"]:
-            fields["last_error_at"] = _wall(self.health.last_error_wall)
+            fields["last_error_at"] = _wall(self.shared.health.last_error_wall)
         fields.update(extra)
         snapshot = tuple(sorted((k, repr(v)) for k, v in fields.items()))
         if snapshot == self._saved and not force:
             return
         try:
-            record_health(self.cluster_id, **fields)
+            record_health(self.shared.cluster_id, **fields)
             self._saved = snapshot
         except DatabaseError as exc:
-            log.error("%s: cannot record mirror health: %s", self.cluster_name, exc)
+            log.error("%s: cannot record mirror health: %s", self.shared.cluster_name, exc)
             close_old_connections()
 
     # -- loop -------------------------------------------------------------
 
     def run(self) -> None:
         try:
-            self.known = {spec: known_versions(self.cluster_id, spec) for spec in KINDS}
+            self.known = {spec: known_versions(self.shared.cluster_id, spec) for spec in KINDS}
             self._db = threading.Thread(
-                target=self._store_loop, name=f"writer-db-{self.cluster_name}", daemon=True
+                target=self._store_loop, name=f"writer-db-{self.shared.cluster_name}", daemon=True
             )
             self._db.start()
-            while not self.stop_event.is_set():
+            while not self.shared.stop.is_set():
                 if not self._db.is_alive():
-                    log.error("%s: database thread ended; stopping the writer", self.cluster_name)
+                    log.error(
+                        "%s: database thread ended; stopping the writer", self.shared.cluster_name
+                    )
                     break
                 try:
-                    first = self.inbox.get(timeout=0.2)
+                    first = self.shared.queue.get(timeout=0.2)
                 except queue.Empty:
                     self.save_health()
                     continue
@@ -257,6 +247,6 @@ class Writer(threading.Thread):
                 self.batches += 1
                 self.save_health()
         finally:
-            if self._db is not None and self._db.is_alive() and self.stop_event.is_set():
+            if self._db is not None and self._db.is_alive() and self.shared.stop.is_set():
                 self._db.join(10.0)
             connections.close_all()  # this thread's connections only

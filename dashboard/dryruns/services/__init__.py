@@ -1,13 +1,4 @@
-"""Writes for profiles and dry-runs; every change to their state goes through here."""
+"""Writes for profiles and dry-runs; every change to their state goes through here.
 
-from __future__ import annotations
-
-from .errors import ApplyGuardError, BadInput, Cancelled, ConfigMapWriteError, NotCancellable
-
-__all__ = [
-    "ApplyGuardError",
-    "BadInput",
-    "Cancelled",
-    "ConfigMapWriteError",
-    "NotCancellable",
-]
+Their errors, which the API and the pages turn into 400/409/502, are in ``errors``.
+"""

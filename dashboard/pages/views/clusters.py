@@ -21,7 +21,7 @@ from dashboard.cluster import selectors
 from dashboard.cluster.models import Cluster
 from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
-from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import live
 from dashboard.explain.reading import read_explanation

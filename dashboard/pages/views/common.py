@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
 from dashboard.cluster.models import Cluster
-from dashboard.dryruns.services import BadInput
+from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import has_role
 
 __all__ = ["cluster_param", "field_errors", "int_param", "require_role"]

@@ -17,9 +17,9 @@ from django.views.decorators.http import require_POST
 
 from dashboard.dryruns import graphs, selectors
 from dashboard.dryruns.models import DryRun
-from dashboard.dryruns.services import BadInput
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
+from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.metrics import LOWER_IS_BETTER
 from dashboard.dryruns.services.results import ensure_indexes, read_index
 from dashboard.roles import OPERATOR, VIEWER, has_role

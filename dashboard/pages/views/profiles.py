@@ -21,10 +21,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from dashboard.cluster.models import Cluster
 from dashboard.dryruns import selectors
 from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
-from dashboard.dryruns.services import BadInput
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
 from dashboard.dryruns.services import profiles as profile_services
+from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 
 from .common import cluster_param, field_errors, int_param, require_role
@@ -237,8 +237,14 @@ def profile_diff(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "dryruns/profile_diff.html", context)
 
 
-def _version(pk: int, number: int) -> ProfileVersion:
-    return get_object_or_404(selectors.profile_versions(), profile_id=pk, number=number)
+def _version_on_cluster(
+    request: HttpRequest, pk: int, number: int
+) -> tuple[ProfileVersion, Cluster, str]:
+    """The version, the form's cluster, and the editor's URL to go back to."""
+    version = get_object_or_404(selectors.profile_versions(), profile_id=pk, number=number)
+    cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
+    back = f"{reverse('pages:profile-editor', args=[pk])}?v={number}&cluster={cluster.name}"
+    return version, cluster, back
 
 
 @login_required
@@ -246,9 +252,7 @@ def _version(pk: int, number: int) -> ProfileVersion:
 def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Freeze the cluster as mirrored now and queue a dry-run of this version on it."""
     require_role(request, OPERATOR)
-    version = _version(pk, number)
-    cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
-    url = reverse("pages:profile-editor", args=[pk])
+    version, cluster, back = _version_on_cluster(request, pk, number)
     try:
         run = dryrun_services.create_dry_run(
             cluster,
@@ -259,8 +263,8 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         )
     except BadInput as exc:
         messages.error(request, f"Dry-run not started: {exc}")
-        return redirect(f"{url}?v={number}&cluster={cluster.name}")
-    return redirect(f"{url}?v={number}&cluster={cluster.name}&run={run.pk}#dry-run")
+        return redirect(back)
+    return redirect(f"{back}&run={run.pk}#dry-run")
 
 
 @login_required
@@ -268,8 +272,7 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def apply_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Make the version active (admins); guarded by a successful dry-run unless forced."""
     require_role(request, ADMIN)
-    version = _version(pk, number)
-    cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
+    version, cluster, back = _version_on_cluster(request, pk, number)
     force = request.POST.get("force") == "on"
     run_id = request.POST.get("dry_run", "")
     dry_run = DryRun.objects.filter(pk=int(run_id)).first() if run_id.isdigit() else None
@@ -286,5 +289,4 @@ def apply_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             else f"justified by dry-run {app.dry_run_id}"
         )
         messages.success(request, f"{version} is now active on {cluster.name}, {how}.")
-    url = reverse("pages:profile-editor", args=[pk])
-    return redirect(f"{url}?v={number}&cluster={cluster.name}")
+    return redirect(back)
