@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import copy
 
-from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
 from dashboard.cluster.models import Node, Pod
-from dashboard.cluster.services.cluster_state import Changes, apply_changes
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live as warm
 from dashboard.explain.live import explain_pod
+from tests.support.mirror import write_batch
 from tests.support.synthetic import fleet, pod
-
-
-def _write(cluster, upserts=(), deletes=()) -> None:
-    """What the mirror's writer does with one batch of watch events."""
-    changes = Changes()
-    for obj in upserts:
-        spec = KINDS_BY_KIND[obj["kind"]]
-        changes.upsert(spec, to_row(spec, cluster.pk, obj))
-    for kind, ns, name in deletes:
-        changes.delete(KINDS_BY_KIND[kind], (ns, name))
-    apply_changes(cluster.pk, changes)
 
 
 def _explain(cluster, name="pod-999"):
@@ -45,7 +33,7 @@ def test_an_explanation_follows_binds_deletes_and_node_changes(db):
 
     # every node's GPUs get taken: the pod no longer fits anywhere
     hogs = [pod(100 + i, node_name=f"node-{i}", gpus=8) for i in range(4)]
-    _write(cluster, upserts=hogs)
+    write_batch(cluster, upserts=hogs)
     now = _explain(cluster)
     assert now["status"] == "Unschedulable"
     assert "Insufficient nvidia.com/gpu" in now["message"]
@@ -55,14 +43,14 @@ def test_an_explanation_follows_binds_deletes_and_node_changes(db):
     # one hog goes away and its node is cordoned: still no room
     cordoned = copy.deepcopy(Node.objects.get(cluster=cluster, name="node-2").obj)
     cordoned["spec"] = {"unschedulable": True}
-    _write(cluster, upserts=[cordoned], deletes=[("Pod", "default", "pod-102")])
+    write_batch(cluster, upserts=[cordoned], deletes=[("Pod", "default", "pod-102")])
     now = _explain(cluster)
     assert now["status"] == "Unschedulable"
     assert now["filterFailures"]["node-2"]["plugin"] == "NodeUnschedulable"
     assert now["record"] == _fresh(cluster)["record"]
 
     # another hog leaves: the pod fits on its node
-    _write(cluster, deletes=[("Pod", "default", "pod-101")])
+    write_batch(cluster, deletes=[("Pod", "default", "pod-101")])
     now = _explain(cluster)
     assert (now["status"], now["node"]) == ("Scheduled", "node-1")
 
@@ -74,5 +62,5 @@ def test_a_pod_replaced_under_the_same_name_is_seen(db):
     assert _explain(cluster)["status"] == "Unschedulable"
     # deleted and created again (new row id), now asking for nothing
     Pod.objects.filter(cluster=cluster, name="pod-1").delete()
-    _write(cluster, upserts=[pod(1, node_name="node-0")])
+    write_batch(cluster, upserts=[pod(1, node_name="node-0")])
     assert _explain(cluster)["status"] == "Scheduled"

@@ -8,8 +8,6 @@ beside the warm state.
 
 from __future__ import annotations
 
-from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
-from dashboard.cluster.services.cluster_state import Changes, apply_changes
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import export_snapshot, import_objects, import_snapshot
 from dashboard.dryruns.services.profiles import apply_version, create_profile
@@ -17,6 +15,7 @@ from dashboard.explain import live
 from scheduler_engine import build_cluster, default_config, simulate
 from tests.support import objects as b
 from tests.support.fixtures import DEMO
+from tests.support.mirror import write_batch
 from tests.support.synthetic import fleet, pod
 
 OTHER_SCHEDULER = """\
@@ -37,16 +36,6 @@ def _fresh_messages(cluster) -> dict[tuple[str, str], str]:
     return out
 
 
-def _write(cluster, upserts=(), deletes=()) -> None:
-    changes = Changes()
-    for obj in upserts:
-        spec = KINDS_BY_KIND[obj["kind"]]
-        changes.upsert(spec, to_row(spec, cluster.pk, obj))
-    for kind, ns, name in deletes:
-        changes.delete(KINDS_BY_KIND[kind], (ns, name))
-    apply_changes(cluster.pk, changes)
-
-
 def test_the_demo_clusters_messages_are_a_fresh_simulations(db):
     live.forget()
     cluster = import_snapshot(DEMO, "demo").cluster
@@ -65,7 +54,7 @@ def test_the_messages_follow_the_mirror_without_a_rebuild(db):
     assert "Insufficient nvidia.com/gpu" in messages[("default", "pod-999")]
     built = live.warm_stats(cluster)["builtSeconds"]
 
-    _write(cluster, deletes=[("Pod", "default", "pod-100")])
+    write_batch(cluster, deletes=[("Pod", "default", "pod-100")])
     assert live.pending_messages(cluster) == {}  # the pod fits now
     stats = live.warm_stats(cluster)
     assert stats["builtSeconds"] == built and stats["lastRefresh"]["changes"] == 1
@@ -91,5 +80,5 @@ def test_there_are_none_where_events_exist_or_the_cluster_is_too_large(db, monke
     monkeypatch.setattr(live, "ENGINE_MESSAGES_MAX_NODES", 1)
     assert live.pending_messages(cluster) is None
     monkeypatch.undo()
-    _write(cluster, upserts=[b.event("pod-999.1", pod_name="pod-999")])
+    write_batch(cluster, upserts=[b.event("pod-999.1", pod_name="pod-999")])
     assert live.pending_messages(cluster) is None

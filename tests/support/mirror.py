@@ -10,8 +10,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
 from dashboard.cluster.mirror import Mirror, MirrorOptions
 from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
 from dashboard.cluster.services.clusters import ensure_live_cluster
 from tests.support.kubeserver import KubeServer
 
@@ -32,6 +34,20 @@ def wait_until(predicate: Callable[[], object], timeout: float = 10.0, what: str
             return
         time.sleep(0.03)
     raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+
+
+def write_batch(cluster: Cluster, upserts=(), deletes=()) -> None:
+    """What the mirror's writer does with one batch of watch events.
+
+    ``upserts`` are whole objects, ``deletes`` (kind, namespace, name) keys.
+    """
+    changes = Changes()
+    for obj in upserts:
+        spec = KINDS_BY_KIND[obj["kind"]]
+        changes.upsert(spec, to_row(spec, cluster.pk, obj))
+    for kind, ns, name in deletes:
+        changes.delete(KINDS_BY_KIND[kind], (ns, name))
+    apply_changes(cluster.pk, changes)
 
 
 def wait_watching(cluster: Cluster, timeout: float = 10.0) -> None:
