@@ -145,7 +145,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 KUBECONFIG = env_str("KUBECONFIG", "")
 KUBE_CONTEXT = env_str("KUBE_CONTEXT", "")
 
-# Mirror tuning (see dashboard/mirror): page size of lists, seconds between
+# Mirror tuning (see dashboard/cluster/mirror): page size of lists, seconds between
 # full resyncs, backoff bounds, and how long a write batch may collect events.
 MIRROR_PAGE_SIZE = env_int("MIRROR_PAGE_SIZE", 500)
 MIRROR_RESYNC_SECONDS = env_float("MIRROR_RESYNC_SECONDS", 600.0)
