@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels, probes in front."""
 
 from __future__ import annotations
 
@@ -16,11 +16,15 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from dashboard.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+from .health import HealthEndpoints  # noqa: E402
+
+application = HealthEndpoints(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )
