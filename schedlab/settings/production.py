@@ -56,10 +56,8 @@ try:
         "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
     }
 
-    # JSON lines for log collectors. Workers log through LOGGING as well, so
-    # LOG_LEVEL (not celery's --loglevel) sets their level.
+    # JSON lines for log collectors (Celery workers too: schedlab/celery.py).
     LOGGING = logging_config(env_str("LOG_FORMAT", "json"), env_str("LOG_LEVEL", "INFO"))
-    CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 except ImproperEnv as exc:
     _problems = [*locals().get("_problems", []), str(exc)]
 

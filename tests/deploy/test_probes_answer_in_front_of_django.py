@@ -124,13 +124,10 @@ def test_a_server_without_its_database_is_alive_but_not_ready(transactional_db):
     assert result.returncode == 1 and "Connection refused" in result.stdout
 
 
-def test_the_mirror_probe_checks_the_database_and_shows_the_clusters(transactional_db):
-    from dashboard.services.clusters import ensure_live_cluster
-
-    ensure_live_cluster("gpu-east", kubeconfig="/kube/config")
+def test_the_mirror_probe_checks_the_database(transactional_db):
     result = _probe("mirror", env={**GOOD_ENV, "DATABASE_URL": _test_database_url()})
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip() == "mirror: healthy: database ok; gpu-east: idle"
+    assert result.stdout.strip() == "mirror: healthy: database ok"
     down = {**GOOD_ENV, "DATABASE_URL": f"postgres://nobody@127.0.0.1:{_free_port()}/x"}
     result = _probe("mirror", env=down)
     assert result.returncode == 1
@@ -148,7 +145,8 @@ def test_the_worker_probe_pings_its_own_node_only():
         cwd=ROOT,
         env={**clean, "DJANGO_SETTINGS_MODULE": "schedlab.settings.production", **env},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60
@@ -160,7 +158,10 @@ def test_the_worker_probe_pings_its_own_node_only():
         assert result.stdout.strip() == f"worker: healthy: {node}: pong"
     finally:
         worker.terminate()
-        worker.wait(20)
+        _, stderr = worker.communicate(timeout=20)
+    # The worker logs through Django's LOGGING: JSON lines, INFO included.
+    records = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    assert any(r["message"] == f"{node} ready." for r in records), stderr
     result = _probe("worker", "--node", node, env=env)
     assert result.returncode == 1
     assert result.stdout.strip() == f"worker: unhealthy: {node}: no reply within 4s"
