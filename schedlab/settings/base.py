@@ -171,4 +171,7 @@ DEMO_SNAPSHOT = env_str(
 # so no request pays for it (~10 s at 5,000 nodes / 50,000 pods). Off in tests.
 SCHEDLAB_EXPLAIN_PREWARM = env_bool("SCHEDLAB_EXPLAIN_PREWARM", True)
 
+# A log record per request (schedlab/access_log.py), for servers run without
+# an access log of their own; production turns it on.
+SCHEDLAB_ACCESS_LOG = env_bool("SCHEDLAB_ACCESS_LOG", False)
 LOGGING = logging_config(env_str("LOG_FORMAT", "plain"), env_str("LOG_LEVEL", "INFO"))

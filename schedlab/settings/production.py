@@ -13,6 +13,7 @@ docker-compose): see docs/deployment.md.
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from .env import ImproperEnv, env_bool, env_int, env_str
@@ -56,8 +57,12 @@ try:
         "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
     }
 
-    # JSON lines for log collectors (Celery workers too: schedlab/celery.py).
+    # JSON lines for log collectors (Celery workers too: schedlab/celery.py),
+    # requests included: Daphne runs with --verbosity 0 (no plain access log).
     LOGGING = logging_config(env_str("LOG_FORMAT", "json"), env_str("LOG_LEVEL", "INFO"))
+    SCHEDLAB_ACCESS_LOG = env_bool("SCHEDLAB_ACCESS_LOG", True)
+    # Python warnings (a library's UserWarning) become records too, not bare stderr text.
+    logging.captureWarnings(True)
 except ImproperEnv as exc:
     _problems = [*locals().get("_problems", []), str(exc)]
 

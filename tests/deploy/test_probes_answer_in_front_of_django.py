@@ -49,14 +49,16 @@ class _Web:
         self.port = _free_port()
         clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "LOG_"))}
         self.proc = subprocess.Popen(
+            # as the image runs it: no access log of Daphne's own (schedlab.access instead)
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
-            + ["schedlab.asgi:application"],
+            + ["--verbosity", "0", "schedlab.asgi:application"],
             cwd=ROOT,
             env={**clean, "DJANGO_SETTINGS_MODULE": "schedlab.settings.production", **env},
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
+        self.stdout = self.stderr = ""
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -65,19 +67,21 @@ class _Web:
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"daphne did not start: {self.proc.stderr.read()}") from None
+                    raise RuntimeError(f"daphne did not start: {self.stderr}") from None
                 time.sleep(0.1)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def stop(self) -> None:
+        if self.proc.returncode is not None:
+            return
         self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(10)
+            self.stdout, self.stderr = self.proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.wait()
+            self.stdout, self.stderr = self.proc.communicate()
 
 
 def _probe(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -103,6 +107,17 @@ def test_a_ready_server_answers_probes_by_ip_over_plain_http(web):
     result = _probe("web", "--port", str(web.port), env=GOOD_ENV)
     assert result.returncode == 0, result.stdout
     assert result.stdout.startswith("web: healthy: ")
+
+    # Requests are logged as JSON records on stderr, probes are not; stdout stays empty.
+    web.stop()
+    assert web.stdout == ""
+    lines = web.stderr.splitlines()
+    assert all(line.startswith("{") for line in lines), web.stderr
+    records = [json.loads(line) for line in lines]
+    access = [r for r in records if r["logger"] == "schedlab.access"]
+    assert [(r["method"], r["path"], r["status"]) for r in access] == [("GET", "/healthz", 400)]
+    assert access[0]["message"].startswith("GET /healthz 400 ")
+    assert access[0]["client"] == "127.0.0.1" and access[0]["duration_ms"] >= 0
 
 
 def test_a_server_without_its_database_is_alive_but_not_ready(transactional_db):
