@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -163,20 +164,29 @@ def test_the_worker_probe_pings_its_own_node_only():
         stderr=subprocess.PIPE,
         text=True,
     )
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        for line in worker.stderr:  # type: ignore[union-attr]
+            lines.append(line)
+            if f"{node} ready." in line:
+                ready.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            result = _probe("worker", "--node", node, env=env)
-            if result.returncode == 0 or time.monotonic() > deadline:
-                break
+        assert ready.wait(60), "".join(lines)
+        result = _probe("worker", "--node", node, env=env)
         assert result.returncode == 0, result.stdout + result.stderr
         assert result.stdout.strip() == f"worker: healthy: {node}: pong"
     finally:
         worker.terminate()
-        _, stderr = worker.communicate(timeout=20)
+        worker.wait(20)
+        reader.join(5)
     # The worker logs through Django's LOGGING: JSON lines, INFO included.
-    records = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
-    assert any(r["message"] == f"{node} ready." for r in records), stderr
+    records = [json.loads(line) for line in lines if line.startswith("{")]
+    assert any(r["message"] == f"{node} ready." for r in records), "".join(lines)
     result = _probe("worker", "--node", node, env=env)
     assert result.returncode == 1
     assert result.stdout.strip() == f"worker: unhealthy: {node}: no reply within 4s"

@@ -32,10 +32,8 @@ def test_the_reason_names_what_is_wrong(key, reason):
     assert weak_secret_key_reason(key, frozenset({DEV_SECRET_KEY})) == reason
 
 
-@pytest.mark.parametrize(
-    "key",
-    [None, "", DEV_SECRET_KEY, "change-me-in-production", "django-insecure-" + STRONG, "x" * 60],
-)
+# Which keys are weak is the table above; here, what a process does with one.
+@pytest.mark.parametrize("key", [None, "change-me-in-production"])
 def test_every_process_stops_with_one_line_and_status_2(key):
     env = {k: v for k, v in GOOD_ENV.items() if k != "DJANGO_SECRET_KEY"}
     if key is not None:
