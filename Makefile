@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format services browser bench clean
+.PHONY: install run test lint format services browser bench clean image compose-images compose-check
 
 install: $(STAMP)
 
@@ -37,6 +37,21 @@ run: install
 
 bench: install
 	$(PY) benchmarks/engine.py
+
+# The production image, built here: a Debian base made with debootstrap when
+# no image registry is reachable (BASE_IMAGE=python:3.11-slim-bookworm where
+# one is). Starts a Docker daemon for the build if none runs (scripts/with-docker.sh).
+image:
+	bash scripts/with-docker.sh bash deploy/docker/build-images.sh
+
+# The image plus PostgreSQL and Redis images of docker-compose.offline.yml.
+compose-images:
+	bash scripts/with-docker.sh bash deploy/docker/build-images.sh --compose
+
+# Build, start the whole stack, log in, mirror, websockets, a dry-run on a
+# worker, tear down (several minutes: not part of `make test`; docs/deployment.md).
+compose-check:
+	bash scripts/with-docker.sh bash scripts/compose-check.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels, probes in front."""
 
 from __future__ import annotations
 
@@ -13,10 +13,14 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from dashboard.pages.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
+from .access_log import AccessLog  # noqa: E402
+from .health import HealthEndpoints  # noqa: E402
+
+router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
@@ -24,3 +28,4 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+application = HealthEndpoints(AccessLog(router) if settings.SCHEDLAB_ACCESS_LOG else router)

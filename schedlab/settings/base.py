@@ -8,12 +8,15 @@ from pathlib import Path
 import dj_database_url
 
 from .env import env_bool, env_float, env_int, env_list, env_str
+from .log_config import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Runtime files of the one-machine setup (SQLite, the bundled Redis socket).
 VAR_DIR = Path(env_str("SCHEDLAB_VAR_DIR", str(BASE_DIR / "var")))
 
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-dev-key-change-me")
+# Development's key: production settings refuse it (and any other weak key).
+DEV_SECRET_KEY = "insecure-dev-key-change-me"
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -113,7 +116,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
-SPECTACULAR_SETTINGS = {"TITLE": "Schedlab API", "VERSION": "0.1.0"}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Schedlab API",
+    "VERSION": "0.1.0",
+    # Two choice sets share the field name "source": name each enum after its model.
+    "ENUM_NAME_OVERRIDES": {
+        "ClusterSourceEnum": "dashboard.cluster.models.Cluster.Source",
+        "DryRunSourceEnum": "dashboard.dryruns.models.DryRun.Source",
+    },
+}
 DATA_UPLOAD_MAX_MEMORY_SIZE = SCHEDLAB_MAX_SNAPSHOT_BYTES = env_int(
     "SCHEDLAB_MAX_SNAPSHOT_BYTES", 64 << 20
 )
@@ -164,11 +175,7 @@ DEMO_SNAPSHOT = env_str(
 # so no request pays for it (~10 s at 5,000 nodes / 50,000 pods). Off in tests.
 SCHEDLAB_EXPLAIN_PREWARM = env_bool("SCHEDLAB_EXPLAIN_PREWARM", True)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"daphne": {"level": "WARNING"}, "django.channels.server": {"level": "WARNING"}},
-}
+# A log record per request (schedlab/access_log.py), for servers run without
+# an access log of their own; production turns it on.
+SCHEDLAB_ACCESS_LOG = env_bool("SCHEDLAB_ACCESS_LOG", False)
+LOGGING = logging_config(env_str("LOG_FORMAT", "plain"), env_str("LOG_LEVEL", "INFO"))
