@@ -184,6 +184,7 @@ def _working_copy(cluster: ClusterState) -> ClusterState:
         pdbs=list(cluster.pdbs),
         namespaces=dict(cluster.namespaces),
         objects={k: list(v) for k, v in cluster.objects.items()},
+        node_topologies=dict(cluster.node_topologies),
         source=cluster.source,
     )
 
