@@ -241,7 +241,7 @@ def simulate(
     frameworks: dict[str, Framework] = {}
     for prof in config.profiles:
         handle = FrameworkHandle(ctx)
-        fwk = Framework(prof, registry, handle, recorder=recorder)
+        fwk = Framework(prof, registry, handle, recorder=recorder, batch=batch)
         handle.framework = fwk
         frameworks[prof.scheduler_name] = fwk
     sched = Scheduler(
@@ -249,7 +249,6 @@ def simulate(
         frameworks,
         percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
         explain=explain,
-        batch=batch,
     )
     first = next(iter(frameworks.values()), None)
     less = first.queue_sort_less() if first is not None else (lambda a, b: False)
