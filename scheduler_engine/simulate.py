@@ -208,6 +208,7 @@ def _working_copy(cluster: ClusterState) -> ClusterState:
         pdbs=list(cluster.pdbs),
         namespaces=dict(cluster.namespaces),
         objects={k: list(v) for k, v in cluster.objects.items()},
+        node_topologies=dict(cluster.node_topologies),
         source=cluster.source,
     )
 
@@ -264,7 +265,7 @@ def simulate(
     frameworks: dict[str, Framework] = {}
     for prof in config.profiles:
         handle = FrameworkHandle(ctx)
-        fwk = Framework(prof, registry, handle, recorder=recorder)
+        fwk = Framework(prof, registry, handle, recorder=recorder, batch=batch)
         handle.framework = fwk
         frameworks[prof.scheduler_name] = fwk
     sched = Scheduler(
@@ -272,7 +273,6 @@ def simulate(
         frameworks,
         percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
         explain=explain,
-        batch=batch,
     )
     first = next(iter(frameworks.values()), None)
     less = first.queue_sort_less() if first is not None else (lambda a, b: False)

@@ -171,6 +171,10 @@ class FrameworkHandle:
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return self.ctx.nominated.get(node_name, [])
 
+    def has_nominated_pods(self) -> bool:
+        """Whether any node has pods nominated to it."""
+        return bool(self.ctx.nominated)
+
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:

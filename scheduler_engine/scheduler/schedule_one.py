@@ -7,22 +7,17 @@ PreScore/Score → select the host (ties broken by the seeded RNG) → assume �
 Reserve → Permit.  Binding cycle: PreBind → Bind → PostBind.  Every failure
 after assume unreserves and forgets the pod.
 
-Filtering has two paths that must decide identically:
-
-* the fast path (not explaining): each filter plugin's ``filter_batch`` over
-  the candidate nodes at once (plugins without it run per node on the
-  survivors), nodes with nominated pods re-checked per node with upstream's
-  two passes, the first ``numNodesToFind`` feasible nodes in rotated order
-  kept; when no node is feasible the diagnosis is recomputed per node so the
-  message is exact;
-* the per-node path (explaining, or batch unavailable): upstream's loop,
-  with every filter of every node recorded.
+The framework runtime runs the filters over the nodes
+(:meth:`~scheduler_engine.framework.runtime.Framework.find_nodes_that_pass_filters`)
+and decides between plugins' per-node and vectorised methods; this module
+keeps upstream's bookkeeping around it (the nominated node first, the
+rotating start index, the diagnosis).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -108,13 +103,11 @@ class Scheduler:
         *,
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
-        batch: bool = True,
     ) -> None:
         self.ctx = ctx
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
-        self.batch = batch and not explain
         self.next_start_node_index = 0
 
     # -- the scheduling cycle -----------------------------------------------------
@@ -352,138 +345,14 @@ class Scheduler:
         if not fwk.has_filter_plugins():
             k = min(to_find, n)
             return [nodes[(start + i) % n] for i in range(k)], k, None
-        if self.batch:
-            fast = self._pass_filters_batch(fwk, state, pod, nodes, to_find, start)
-            if fast is not None:
-                feasible, examined, err = fast
-                if err is not None:
-                    return [], examined, err
-                if feasible:
-                    return feasible, examined, None
-                # nothing fits: recompute per node for the exact diagnosis
-        return self._pass_filters_per_node(fwk, state, pod, diagnosis, nodes, to_find, start)
-
-    def _pass_filters_per_node(
-        self,
-        fwk: Framework,
-        state: CycleState,
-        pod: Pod,
-        diagnosis: Diagnosis,
-        nodes: list[NodeInfo],
-        to_find: int,
-        start: int,
-    ) -> tuple[list[NodeInfo], int, Status | None]:
-        n = len(nodes)
-        feasible: list[NodeInfo] = []
-        examined = n
+        found = fwk.find_nodes_that_pass_filters(state, pod, nodes, start, to_find)
         statuses = diagnosis.node_to_status.statuses
-        check = fwk.run_filter_plugins_with_nominated_pods
-        explain = self.explain
-        done = False
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            s = check(state, pod, ni)
-            if done:
-                # explaining only: nodes past the cut-off are recorded, not decided on
-                continue
-            if s is None or s.code == Code.SUCCESS:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    examined = i + 1
-                    if not explain:
-                        break
-                    done = True
-            elif s.code == Code.ERROR:
-                return [], i + 1, s
-            else:
-                statuses[ni.name] = s
-                diagnosis.add_plugin_status(s)
-        return feasible, examined, None
-
-    def _pass_filters_batch(
-        self,
-        fwk: Framework,
-        state: CycleState,
-        pod: Pod,
-        nodes: list[NodeInfo],
-        to_find: int,
-        start: int,
-    ) -> tuple[list[NodeInfo], int, Status | None] | None:
-        """(feasible nodes, nodes processed, error) or None when no plugin offers a batch."""
-        active = fwk.active_filters(state)
-        batch = [(name, fb) for name, _, fb in active if fb is not None]
-        if not batch:
-            return None
-        rest = [(name, f) for name, f, fb in active if fb is None]
-        n = len(nodes)
-        mask: np.ndarray | None = None
-        for name, fb in batch:
-            try:
-                m = fb(state, pod, nodes)
-            except Exception as exc:
-                return (
-                    [],
-                    0,
-                    Status(
-                        Code.ERROR,
-                        f'running "{name}" filter plugin: {type(exc).__name__}: {exc}',
-                        plugin=name,
-                        error=exc,
-                    ),
-                )
-            mask = m if mask is None else (mask & m)
-        assert mask is not None
-        idx = np.flatnonzero(mask)
-        if start:
-            cut = int(np.searchsorted(idx, start))
-            order = np.concatenate((idx[cut:], idx[:cut]))
-        else:
-            order = idx
-        nominated = self.ctx.nominated
-        if not rest and not nominated:
-            # every filter decided in the batch: the first to_find survivors, no Python loop
-            chosen = order[:to_find].tolist()
-            feasible_fast = [nodes[j] for j in chosen]
-            if len(chosen) >= to_find:
-                return feasible_fast, ((chosen[-1] - start) % n) + 1, None
-            return feasible_fast, n, None
-        feasible: list[NodeInfo] = []
-        last = -1
-        for j in order.tolist():
-            ni = nodes[j]
-            if nominated and ni.name in nominated:
-                s = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-            elif rest:
-                s = None
-                for name, f in rest:
-                    try:
-                        s = f(state, pod, ni)
-                    except Exception as exc:
-                        s = Status(Code.ERROR, f"{type(exc).__name__}: {exc}", plugin=name)
-                    if s is not None and s.code != Code.SUCCESS:
-                        if not s.is_rejected():
-                            return (
-                                [],
-                                0,
-                                Status(
-                                    Code.ERROR,
-                                    f'running "{name}" filter plugin: {s.message()}',
-                                    plugin=name,
-                                    error=s.error,
-                                ),
-                            )
-                        break
-            else:
-                s = None
-            if s is None or s.code == Code.SUCCESS:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    last = j
-                    break
-            elif s.code == Code.ERROR:
-                return [], 0, s
-        processed = n if last < 0 else ((last - start) % n) + 1
-        return feasible, processed, None
+        for name, s in found.rejected:
+            statuses[name] = s
+            diagnosis.add_plugin_status(s)
+        if found.error is not None:
+            return [], found.examined, found.error
+        return found.feasible, found.examined, None
 
     # -- scoring --------------------------------------------------------------------------
     def _prioritize_and_select(
@@ -495,7 +364,7 @@ class Scheduler:
             s = fwk.run_pre_score_plugins(state, pod, feasible)
             if s is not None and s.code != Code.SUCCESS:
                 return "", None, s
-            res, s = fwk.run_score_plugins(state, pod, feasible, batch=self.batch)
+            res, s = fwk.run_score_plugins(state, pod, feasible)
             if s is not None:
                 return "", None, s
             assert res is not None
@@ -516,7 +385,3 @@ def pod_volume_claims(pod: Pod) -> list[str]:
         if isinstance(v, dict) and v.get("ephemeral") is not None:
             out.append(f"{pod.name}-{v.get('name')}")
     return out
-
-
-def describe(value: Any) -> str:  # pragma: no cover - debugging aid
-    return repr(value)

@@ -44,7 +44,7 @@ def test_dra_allocation_is_reported(results):
     assert r["status"] == "Scheduled"
     [alloc] = r["allocations"]
     assert alloc["allocatedNow"] is True
-    assert alloc["allocation"]["devices"]["results"][0]["driver"] == "gpu.example.com"
+    assert alloc["allocation"]["devices"]["results"][0]["driver"] == "gpu.nvidia.com"
 
 
 def test_gated_and_foreign_pods(results):

@@ -64,32 +64,55 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return pods
 
 
-def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
-    """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``."""
-    if items in (None, ""):
-        return []
-    if isinstance(items, dict):
-        items = items.get("items", [items])
-    if not isinstance(items, list):
-        raise BadInput.one(field, "expected a list of Pods or workload templates")
-    pods: list[dict[str, Any]] = []
-    limit = conf.max_workload_pods()
+def _sizes(items: list[Any], field: str, limit: int) -> None:
+    """Check every item's kind and replica count, and the total, before building anything."""
+    total = 0
     for i, item in enumerate(items):
         where = f"{field}[{i}]"
         if not isinstance(item, dict):
             raise BadInput.one(where, "expected an object")
         kind = item.get("kind")
         if kind == "Pod":
-            pod = copy.deepcopy(item)
-            pod.setdefault("apiVersion", "v1")
-            pod.get("spec", {}).pop("nodeName", None)
-            pods.append(pod)
+            total += 1
         elif kind in TEMPLATE_KINDS:
-            pods.extend(_expand(item, where))
+            n = _replicas(item, where)
+            if n > limit:
+                raise BadInput.one(
+                    f"{where}.replicas", f"must be at most {limit} (SCHEDLAB_MAX_WORKLOAD_PODS)"
+                )
+            total += n
         else:
             raise BadInput.one(
                 f"{where}.kind", f"must be Pod or one of {', '.join(TEMPLATE_KINDS)}"
             )
-        if len(pods) > limit:
-            raise BadInput.one(field, f"expands to more than {limit} pods")
+        if total > limit:
+            raise BadInput.one(
+                field, f"expands to more than {limit} pods (SCHEDLAB_MAX_WORKLOAD_PODS)"
+            )
+
+
+def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
+    """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``.
+
+    Every size is checked before a single pod is built: at most
+    ``SCHEDLAB_MAX_WORKLOAD_PODS`` pods per request, all items together.
+    """
+    if items in (None, ""):
+        return []
+    if isinstance(items, dict):
+        items = items.get("items", [items])
+    if not isinstance(items, list):
+        raise BadInput.one(field, "expected a list of Pods or workload templates")
+    _sizes(items, field, conf.max_workload_pods())
+    pods: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]"
+        if item.get("kind") == "Pod":
+            pod = copy.deepcopy(item)
+            pod.setdefault("apiVersion", "v1")
+            if isinstance(pod.get("spec"), dict):
+                pod["spec"].pop("nodeName", None)
+            pods.append(pod)
+        else:
+            pods.extend(_expand(item, where))
     return pods
