@@ -25,6 +25,7 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .objects import Pod
+from .scheduler import events as ev
 from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.schedule_one import Attempt, Scheduler, pod_volume_claims
@@ -109,7 +110,8 @@ class PodResult:
     pod: str
     status: str
     node: str | None = None
-    message: str = ""
+    # None: a pod PreEnqueue held back whose PodScheduled condition has no message
+    message: str | None = ""
     nominated_node: str | None = None
     victims: list[str] = field(default_factory=list)
     profile: str = ""
@@ -122,6 +124,10 @@ class PodResult:
     record: dict[str, Any] | None = None
     # DRA: claims allocated for the pod (claim, allocatedNow, allocation)
     allocations: list[dict[str, Any]] = field(default_factory=list)
+    # the events the scheduler recorded on the pod, in order (type, reason, message)
+    events: list[ev.Event] = field(default_factory=list)
+    # Skipped by a PreEnqueue plugin: which one and why (upstream logs it, the pod shows none)
+    pre_enqueue: dict[str, str] | None = None
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -131,9 +137,12 @@ class PodResult:
             "message": self.message,
             "nominatedNode": self.nominated_node,
             "victims": list(self.victims),
+            "events": [dict(e) for e in self.events],
         }
         if self.allocations:
             d["allocations"] = list(self.allocations)
+        if self.pre_enqueue is not None:
+            d["preEnqueue"] = dict(self.pre_enqueue)
         if explain:
             d["scores"] = dict(self.scores or {})
             d["filterFailures"] = dict(self.filter_failures or {})
@@ -148,10 +157,14 @@ class SimulationResult:
     results: list[PodResult]
     summary: dict[str, Any]
     explain: bool = False
+    # every event of the run in the order recorded, each naming its pod ("pod": "ns/name"):
+    # the pending pods' and the Preempted events of running victims
+    events: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "results": [r.to_dict(self.explain) for r in self.results],
+            "events": [dict(e) for e in self.events],
             "summary": dict(self.summary),
         }
 
@@ -160,7 +173,17 @@ class SimulationResult:
 
 
 class _PodState:
-    __slots__ = ("attempt", "attempts", "fwk", "last_event", "nominated", "qpi", "seq", "victims")
+    __slots__ = (
+        "attempt",
+        "attempts",
+        "events",
+        "fwk",
+        "last_event",
+        "nominated",
+        "qpi",
+        "seq",
+        "victims",
+    )
 
     def __init__(self, qpi: QueuedPodInfo, seq: int, fwk: Framework) -> None:
         self.qpi = qpi
@@ -172,6 +195,7 @@ class _PodState:
         self.last_event = 0
         self.victims: list[str] = []
         self.nominated: str | None = None
+        self.events: list[ev.Event] = []
 
 
 def _working_copy(cluster: ClusterState) -> ClusterState:
@@ -184,6 +208,7 @@ def _working_copy(cluster: ClusterState) -> ClusterState:
         pdbs=list(cluster.pdbs),
         namespaces=dict(cluster.namespaces),
         objects={k: list(v) for k, v in cluster.objects.items()},
+        node_topologies=dict(cluster.node_topologies),
         source=cluster.source,
     )
 
@@ -254,6 +279,7 @@ def simulate(
 
     results: dict[str, PodResult] = {}
     order: list[str] = []  # pod keys in the order results are reported
+    stream: list[dict[str, str]] = []  # every event of the run, naming its pod
     states: dict[str, _PodState] = {}
     pending = [p for p in work.pods if not p.node_name]
     for seq, pod in enumerate(pending):
@@ -268,12 +294,12 @@ def simulate(
             )
             continue
         if pod.terminating:
+            msg = f"skip schedule deleting pod: {pod.namespace}/{pod.name}"
+            event = ev.failed_scheduling(msg)
             results[pod.key] = PodResult(
-                pod.key,
-                STATUS_SKIPPED,
-                message=f"skip schedule deleting pod: {pod.namespace}/{pod.name}",
-                profile=fwk.profile_name,
+                pod.key, STATUS_SKIPPED, message=msg, profile=fwk.profile_name, events=[event]
             )
+            stream.append({"pod": pod.key, **event})
             continue
         claims = pod_volume_claims(pod)
         missing_vol = [n for n in VOLUME_PLUGINS if n in fwk.missing_plugins]
@@ -289,10 +315,12 @@ def simulate(
             continue
         s = fwk.run_pre_enqueue_plugins(pod)
         if s is not None:
+            # never attempted: no event, only what the API server put on the pod
             results[pod.key] = PodResult(
                 pod.key,
-                STATUS_UNSCHEDULABLE,
-                message=s.message(),
+                STATUS_SKIPPED,
+                message=ev.pre_enqueue_message(pod),
+                pre_enqueue={"plugin": s.plugin, "reason": s.message()},
                 profile=fwk.profile_name,
                 record=recorder.data.get(pod.key) if recorder is not None else None,
             )
@@ -314,6 +342,31 @@ def simulate(
         elif att.forgotten:
             events.append(POD_DELETE)
 
+    def record(st: _PodState, att: Attempt) -> None:
+        """The event a finished attempt leaves on the pod (none while Permit waits)."""
+        if att.status == "Waiting":
+            return
+        pod = st.qpi.pod
+        if att.status == STATUS_SCHEDULED:
+            assert att.node is not None
+            event = ev.scheduled(pod, att.node)
+        else:
+            event = ev.failed_scheduling(
+                att.fit_error.error() if att.fit_error is not None else att.message
+            )
+        st.events.append(event)
+        stream.append({"pod": pod.key, **event})
+
+    def record_preempted(preemptor: Pod, first: int) -> None:
+        for e in ctx.evictions[first:]:
+            if e.victim.terminating:
+                continue  # already being deleted: no delete call, no event
+            event = ev.preempted(preemptor, e.node)
+            vst = states.get(e.victim.key)
+            if vst is not None:
+                vst.events.append(event)
+            stream.append({"pod": e.victim.key, **event})
+
     def settle_waiting() -> None:
         still: list[tuple[_PodState, Attempt]] = []
         for st, att in waiting:
@@ -327,6 +380,7 @@ def simulate(
             att = sched.finish_waiting(st.fwk, att)
             st.attempt = att
             after_attempt(att)
+            record(st, att)
             st.last_event = len(events)
         waiting[:] = still
 
@@ -350,11 +404,15 @@ def simulate(
             # still waiting in this one, and in priority order with every other pod
             # their deletion re-queues
             mark = len(events)
+            n_evictions = len(ctx.evictions)
             att = sched.schedule_one(st.fwk, pod)
             st.attempt = att
+            after_attempt(att)
+            record(st, att)
             if att.victims:
                 st.victims.extend(att.victims)
-            after_attempt(att)
+            if len(ctx.evictions) > n_evictions:
+                record_preempted(pod, n_evictions)
             if att.status == "Waiting":
                 waiting.append((st, att))
             elif att.status != STATUS_SCHEDULED:
@@ -383,6 +441,7 @@ def simulate(
 
     for key, st in states.items():
         results[key] = _pod_result(st, recorder, explain)
+        results[key].events = st.events
     for pod in pending:
         if pod.key in results:
             order.append(pod.key)
@@ -415,7 +474,7 @@ def simulate(
     missing = {n: f.missing_plugins for n, f in frameworks.items() if f.missing_plugins}
     if missing:
         summary["missingPlugins"] = missing
-    return SimulationResult(ordered, summary, explain)
+    return SimulationResult(ordered, summary, explain, stream)
 
 
 def _rejectors(att: Attempt) -> set[str] | None:
