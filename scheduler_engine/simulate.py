@@ -99,8 +99,8 @@ def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
 CYCLE_SECONDS = 0.001
 
 VOLUME_PLUGINS = ("VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits")
-ERR_VOLUMES_NOT_SUPPORTED = (
-    "volume scheduling is not supported yet: the pod uses PersistentVolumeClaim(s) {claims} "
+ERR_VOLUMES_UNAVAILABLE = (
+    "volume scheduling is unavailable: the pod uses PersistentVolumeClaim(s) {claims} "
     "and the plugin(s) {plugins} of its profile are not available"
 )
 
@@ -307,7 +307,7 @@ def simulate(
             results[pod.key] = PodResult(
                 pod.key,
                 STATUS_ERROR,
-                message=ERR_VOLUMES_NOT_SUPPORTED.format(
+                message=ERR_VOLUMES_UNAVAILABLE.format(
                     claims=", ".join(claims), plugins=", ".join(missing_vol)
                 ),
                 profile=fwk.profile_name,

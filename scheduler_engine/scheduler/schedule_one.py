@@ -24,8 +24,9 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.handle import SimulationContext, WaitingPod
 from ..framework.node_info import NodeInfo
-from ..framework.runtime import Framework, go_list
+from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..gocompat import go_list
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,7 +115,7 @@ class Scheduler:
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
         """Scheduling cycle, then (unless Permit waits) the binding cycle."""
         self.ctx.current_pod = pod.key
-        state = CycleState(record=self.explain)
+        state = CycleState()
         att = self._scheduling_algorithm(fwk, state, pod)
         if att.status != "Scheduled":
             return att

@@ -7,54 +7,8 @@ in the default profile with score weight 2 and its PostFilter *before*
 DefaultPreemption; the allocator is :mod:`.allocator` (upstream's
 ``structured`` package), the selector language :mod:`.cel`.
 
-Pods without ResourceClaims go through it exactly as upstream's fast path:
-PreFilter stores an empty state and returns Skip (so Filter is not called),
-Score gives 0 on every node, and PostFilter answers Unschedulable with
-``no new claims to deallocate`` — which the runtime joins before the
-preemption message.  When this plugin's PreFilter never ran (an earlier
-PreFilter rejected the pod outright) its PostFilter finds no state and fails
-with upstream's ``not found`` error, the tail of messages such as
-``0/6 nodes are available: persistentvolumeclaim "data-0" not found. not found``.
-
-Pods with claims, as upstream:
-
-* PreEnqueue holds the pod back (UnschedulableAndUnresolvable, never a
-  FailedScheduling event) while a claim does not exist, is being deleted, or
-  — for a claim made from a ResourceClaimTemplate — is not yet named in
-  ``status.resourceClaimStatuses`` or not owned by the pod.
-* PreFilter reads the claims: allocated ones restrict the pod to their
-  allocation's node selector; for the others each request's DeviceClass must
-  exist (``request NAME: device class CLASS does not exist``; subrequests of
-  ``firstAvailable`` as ``NAME/SUB``) and a claim being allocated for another
-  pod (reserved, not yet bound) makes the pod wait.  Every PreFilter
-  rejection is UnschedulableAndUnresolvable.
-* Filter allocates the unallocated claims on the node (``cannot allocate all
-  claims``), checks allocated claims' node selectors (``resourceclaim not
-  available on the node``); a broken selector or class is an Error.
-* PostFilter deallocates one allocated claim that is not available on any
-  tried node and not reserved by another pod (``deallocation of ResourceClaim
-  completed``), else ``still not schedulable``.
-* Score (DRAPrioritizedList): for each ``firstAvailable`` request, 8 minus the
-  index of the subrequest the node's allocation used; normalised to 0..100.
-* Reserve records the allocation as in flight (other pods see its devices as
-  used and wait for a claim being allocated); PreBind writes it into the
-  claim of the simulation's cluster (``status.allocation``, the pod in
-  ``status.reservedFor``), so later pods see the devices as allocated;
-  Unreserve undoes both.  :meth:`DynamicResources.allocations` returns what
-  PreBind recorded for a pod.
-
-Covered beta features (on in v1.36): DRAPrioritizedList (``firstAvailable``),
-DRAPartitionableDevices (shared counters, per-device node selection),
-DRAConsumableCapacity (``allowMultipleAllocations``, capacity requests and
-request policies), DRADeviceTaints (NoSchedule/NoExecute device taints and
-request tolerations), DRAAdminAccess, DRAExtendedResource (extended resources a DeviceClass maps,
-served through a claim the scheduler makes: :mod:`.extended`).  Not covered:
-the waiting of
-DRADeviceBindingConditions in PreBind (devices with binding conditions are
-only ordered last, as upstream), DRASchedulerFilterTimeout, PodGroup claims
-(DRAWorkloadResourceClaims, alpha), DRANodeAllocatableResources (alpha).
-Upstream picks the claim to deallocate in PostFilter at random; this picks
-the first.
+How each point treats pods with and without claims, and which DRA features
+are covered: ``docs/fidelity.md`` (DynamicResources).
 """
 
 from __future__ import annotations
