@@ -583,7 +583,7 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
         profile=st.fwk.profile_name,
         attempts=st.attempts,
     )
-    if status == STATUS_SCHEDULED and pod.resource_claims:
+    if status == STATUS_SCHEDULED and (pod.resource_claims or pod.requests.scalar):
         dra = st.fwk.plugins.get("DynamicResources")
         if dra is not None and hasattr(dra, "allocations"):
             r.allocations = dra.allocations(pod.key)
