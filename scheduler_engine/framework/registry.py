@@ -115,7 +115,7 @@ class Registry:
 
 
 def default_registry() -> Registry:
-    """All in-tree plugins whose module exists (the volume and DRA ones arrive later)."""
+    """All in-tree plugins whose module exists."""
     reg = Registry()
     for name, mod in IN_TREE_MODULES.items():
         try:
