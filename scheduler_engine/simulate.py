@@ -426,6 +426,9 @@ def simulate(
             done += 1
             if progress is not None:
                 progress(done, total)
+        # the victims of this round's preemptions are gone before the next one: upstream
+        # deletes them while the rest of the queue is scheduled, which sees them terminating
+        ctx.finish_deletions()
         to_try = [
             st
             for st in states.values()
@@ -438,6 +441,7 @@ def simulate(
         deadlines = [a.waiting.next_deadline() for _, a in waiting if a.waiting is not None]
         ctx.clock = max([ctx.clock, *(d for d in deadlines if d is not None)])
         settle_waiting()
+    ctx.finish_deletions()
 
     for key, st in states.items():
         results[key] = _pod_result(st, recorder, explain)
