@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import copy
 import random
-from datetime import UTC, datetime
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
