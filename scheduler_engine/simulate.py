@@ -618,6 +618,7 @@ def _filter_failures(
     for node, per_plugin in per_node.items():
         fails = [
             {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
+            | ({"detail": v["detail"]} if v.get("detail") else {})
             for pl, v in per_plugin.items()
             if v.get("code") != "Success"
         ]
