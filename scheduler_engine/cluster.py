@@ -2,7 +2,7 @@
 
 Pods with ``spec.nodeName`` are running; the others wait to be scheduled.
 Kinds the engine does not model yet are kept as plain dicts in ``objects``
-(by kind) so plugins that arrive later can read them.
+(by kind) so plugins can read them.
 """
 
 from __future__ import annotations

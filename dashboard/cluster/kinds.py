@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
 
-from scheduler_engine.objects.fielderror import FieldError
+from scheduler_engine.errors import FieldError
 from scheduler_engine.objects.pod import pod_requests
 from scheduler_engine.quantity import milli_value, value
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..gocompat import go_duration
 from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .snapshot import Snapshot
@@ -71,8 +72,6 @@ class WaitingPod:
 
     def expire(self, now: float) -> bool:
         """Time out the earliest pending plugin whose deadline passed (as upstream's timers)."""
-        from .runtime import go_duration
-
         if self.status is not None or not self.deadlines:
             return False
         plugin = min(self.deadlines, key=lambda p: (self.deadlines[p], p))

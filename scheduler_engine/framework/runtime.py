@@ -43,6 +43,16 @@ from .interfaces import (
     QueuedPodInfo,
 )
 from .node_info import NodeInfo
+from .outcomes import (
+    MAX_PERMIT_TIMEOUT,
+    POINTS,
+    filter_status,
+    invalid_score,
+    no_node_satisfies,
+    plugin_error,
+    score_failed,
+    wrap,
+)
 from .recorder import Recorder, status_value
 from .status import Code, Status
 
@@ -51,119 +61,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..objects import Pod
     from .registry import Registry
 
-__all__ = ["MAX_PERMIT_TIMEOUT", "FilterPass", "Framework", "ScoreResult", "go_duration"]
-
-# Permit plugins may not ask to wait longer than this (upstream maxTimeout).
-MAX_PERMIT_TIMEOUT = 15 * 60.0
+__all__ = ["MAX_PERMIT_TIMEOUT", "FilterPass", "Framework", "ScoreResult"]
 
 # CycleState key caching the filter plugins not skipped in this cycle.
 _ACTIVE_FILTERS = "framework/activeFilters"
-
-_REJECTED = (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
-
-
-def _error(exc: BaseException, plugin: str) -> Status:
-    """An exception raised by a plugin: a bug, reported as an ERROR status."""
-    return Status(Code.ERROR, f"{type(exc).__name__}: {exc}", plugin=plugin, error=exc)
-
-
-def _wrap(status: Status, fmt: str, plugin: str) -> Status:
-    """Upstream's ``fmt.Errorf("running X plugin %q: %w", ...)`` around a non-rejection."""
-    msg = fmt.format(plugin=plugin, msg=status.message())
-    return Status(Code.ERROR, msg, plugin=plugin, error=status.error)
-
-
-# -- what each extension point's method answers: (status, anything else) ------------
-def _status(out: Any) -> tuple[Status | None, Any]:
-    return out, None
-
-
-def _result_then_status(out: Any) -> tuple[Status | None, Any]:
-    result, status = out
-    return status, result
-
-
-def _status_then_value(out: Any) -> tuple[Status | None, Any]:
-    status, value = out
-    return status, value
-
-
-def _nothing(out: Any) -> tuple[Status | None, Any]:
-    return None, None
-
-
-# -- what a point records beside the status ------------------------------------------
-def _pre_filter_detail(v: dict[str, Any], s: Status | None, r: Any) -> None:
-    if r is not None and r.node_names is not None and not (s and s.is_skip()):
-        v["nodeNames"] = sorted(r.node_names)
-
-
-def _post_filter_detail(v: dict[str, Any], s: Status | None, r: Any) -> None:
-    if r is not None and r.nominating_info is not None:
-        v["nominatedNode"] = r.nominating_info.nominated_node_name
-    if r is not None and r.victims:
-        v["victims"] = [p.key for p in r.victims]
-
-
-def _permit_detail(v: dict[str, Any], s: Status | None, timeout: Any) -> None:
-    if s is not None and s.code == Code.WAIT:
-        v["timeout"] = go_duration(min(float(timeout), MAX_PERMIT_TIMEOUT))
-
-
-def _filter_status(s: Status, name: str) -> Status:
-    """A filter's non-success status as the runtime reports it: rejections name the plugin."""
-    if s.code in _REJECTED:
-        s.plugin = name
-        return s
-    return _wrap(s, 'running "{plugin}" filter plugin: {msg}', name)
-
-
-_Answer = Callable[[Any], tuple[Status | None, Any]]
-_Detail = Callable[[dict[str, Any], Status | None, Any], None]
-_Finish = Callable[[Status, str], Status]
-
-# point → (how its method answers, what it records beside the status,
-#          how a non-success becomes the point's status before it is recorded)
-_POINTS: dict[str, tuple[_Answer, _Detail | None, _Finish | None]] = {
-    "preEnqueue": (_status, None, None),
-    "preFilter": (_result_then_status, _pre_filter_detail, None),
-    "filter": (_status, None, _filter_status),
-    "postFilter": (_result_then_status, _post_filter_detail, None),
-    "preScore": (_status, None, None),
-    "reserve": (_status, None, None),
-    "unreserve": (_nothing, None, None),
-    "permit": (_status_then_value, _permit_detail, None),
-    "preBind": (_status, None, None),
-    "bind": (_status, None, None),
-    "postBind": (_nothing, None, None),
-}
-
-
-def go_duration(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String()`` prints it (``10s``, ``1m30s``, ``500ms``)."""
-    ns = round(seconds * 1e9)
-    if ns == 0:
-        return "0s"
-    sign = "-" if ns < 0 else ""
-    ns = abs(ns)
-    if ns < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if ns >= size:
-                return sign + _trim(ns / size) + unit
-    h, rem = divmod(ns, 3_600_000_000_000)
-    m, rem = divmod(rem, 60_000_000_000)
-    s = _trim(rem / 1e9)
-    out = ""
-    if h:
-        out += f"{h}h"
-    if h or m:
-        out += f"{m}m"
-    return sign + out + s + "s"
-
-
-def _trim(x: float) -> str:
-    text = f"{x:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 class ScoreResult:
@@ -287,11 +188,11 @@ class Framework:
 
         An exception becomes an ERROR status naming the plugin.
         """
-        answer, detail, finish = _POINTS[point]
+        answer, detail, finish = POINTS[point]
         try:
             s, extra = answer(method(*args))
         except Exception as exc:
-            s, extra = _error(exc, name), None
+            s, extra = plugin_error(exc, name), None
         if finish is not None and s is not None and s.code != Code.SUCCESS:
             s = finish(s, name)
         rec = self.recorder
@@ -355,12 +256,12 @@ class Framework:
                     if s.code == Code.UNSCHEDULABLE:
                         return_status = s
                         continue
-                    return None, _wrap(s, 'running PreFilter plugin "{plugin}": {msg}', name), set()
+                    return None, wrap(s, 'running PreFilter plugin "{plugin}": {msg}', name), set()
                 if r is not None and r.node_names is not None:
                     plugins_with_nodes.add(name)
                     result = r if result is None else result.merge(r)
                     if not result.node_names:
-                        return result, _no_node_satisfies(plugins_with_nodes), plugins_with_nodes
+                        return result, no_node_satisfies(plugins_with_nodes), plugins_with_nodes
             return result, return_status, plugins_with_nodes
         finally:
             state.skip_filter_plugins = skip
@@ -399,9 +300,9 @@ class Framework:
                     continue
                 s = getattr(ext, method)(state, pod_to_schedule, other, node_info)
             except Exception as exc:
-                s = _error(exc, name)
+                s = plugin_error(exc, name)
             if s is not None and s.code != Code.SUCCESS:
-                return _wrap(
+                return wrap(
                     s, f'running {upstream_name} on PreFilter plugin "{{plugin}}": {{msg}}', name
                 )
         return None
@@ -434,9 +335,9 @@ class Framework:
                 try:
                     s = filt(state, pod, node_info)
                 except Exception as exc:
-                    s = _error(exc, name)
+                    s = plugin_error(exc, name)
                 if s is not None and s.code != Code.SUCCESS:
-                    return _filter_status(s, name)
+                    return filter_status(s, name)
             return None
         first: Status | None = None
         node = node_info.name
@@ -525,7 +426,7 @@ class Framework:
             try:
                 m = fb(state, pod, nodes)
             except Exception as exc:
-                return FilterPass([], 0, error=_filter_status(_error(exc, name), name))
+                return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
             mask = m if mask is None else (mask & m)
         idx = np.flatnonzero(mask)
         if start:
@@ -638,7 +539,7 @@ class Framework:
                     skip.add(name)
                     continue
                 if s is not None and s.code != Code.SUCCESS:
-                    return _wrap(s, 'running PreScore plugin "{plugin}": {msg}', name)
+                    return wrap(s, 'running PreScore plugin "{plugin}": {msg}', name)
             return None
         finally:
             state.skip_score_plugins = skip
@@ -674,7 +575,7 @@ class Framework:
             if len(nodes):
                 hi, lo = int(norm.max()), int(norm.min())
                 if hi > MAX_NODE_SCORE or lo < MIN_NODE_SCORE:
-                    return None, _invalid_score(name, hi if hi > MAX_NODE_SCORE else lo)
+                    return None, invalid_score(name, hi if hi > MAX_NODE_SCORE else lo)
             res.totals += norm * weight
             if explain:
                 res.plugins.append(name)
@@ -708,11 +609,11 @@ class Framework:
                 for k, v in enumerate(values):
                     if isinstance(v, Status):
                         if v.code != Code.SUCCESS:
-                            return _EMPTY, _score_failed("running Score plugins", name, v)
+                            return _EMPTY, score_failed("running Score plugins", name, v)
                         values[k] = 0
                 return np.array(values, dtype=np.int64), None
         except Exception as exc:
-            return _EMPTY, _score_failed("running Score plugins", name, _error(exc, name))
+            return _EMPTY, score_failed("running Score plugins", name, plugin_error(exc, name))
 
     def _score_normalized(
         self,
@@ -743,9 +644,9 @@ class Framework:
                 s = ext.normalize_score(state, pod, scores)
                 norm = np.fromiter((x.score for x in scores), dtype=np.int64, count=len(scores))
         except Exception as exc:
-            s = _error(exc, name)
+            s = plugin_error(exc, name)
         if s is not None and s.code != Code.SUCCESS:
-            return _EMPTY, _score_failed("running Normalize on Score plugins", name, s)
+            return _EMPTY, score_failed("running Normalize on Score plugins", name, s)
         return norm, None
 
     def _offers_batch_normalize(self, ext: Any) -> bool:
@@ -773,7 +674,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = name
                     return s
-                return _wrap(s, 'running Reserve plugin "{plugin}": {msg}', name)
+                return wrap(s, 'running Reserve plugin "{plugin}": {msg}', name)
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -797,7 +698,7 @@ class Framework:
                 waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
                 wait_status = s
                 continue
-            return _wrap(s, 'running Permit plugin "{plugin}": {msg}', name), {}
+            return wrap(s, 'running Permit plugin "{plugin}": {msg}', name), {}
         if wait_status is not None:
             return (
                 Status(
@@ -818,7 +719,7 @@ class Framework:
                 if s.is_rejected():
                     s.plugin = name
                     return s
-                return _wrap(s, 'running PreBind plugin "{plugin}": {msg}', name)
+                return wrap(s, 'running PreBind plugin "{plugin}": {msg}', name)
         return None
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
@@ -834,7 +735,7 @@ class Framework:
                 if status.is_rejected():
                     status.plugin = name
                     return status
-                return _wrap(status, 'running Bind plugin "{plugin}": {msg}', name)
+                return wrap(status, 'running Bind plugin "{plugin}": {msg}', name)
             return status
         return status
 
@@ -844,36 +745,3 @@ class Framework:
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-
-
-def _score_failed(what: str, name: str, s: Status) -> Status:
-    return Status(
-        Code.ERROR,
-        f'{what}: plugin "{name}" failed with: {s.message()}',
-        plugin=name,
-        error=s.error,
-    )
-
-
-def _invalid_score(name: str, bad: int) -> Status:
-    return Status(
-        Code.ERROR,
-        "applying score defaultWeights on Score plugins: "
-        f'plugin "{name}" returns an invalid score {bad}, it should in the range of '
-        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-        plugin=name,
-    )
-
-
-def _no_node_satisfies(plugins: set[str]) -> Status:
-    names = sorted(plugins)
-    if len(names) == 1:
-        msg = f"node(s) didn't satisfy plugin {names[0]}"
-    else:
-        msg = f"node(s) didn't satisfy plugin(s) {go_list(names)} simultaneously"
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
-
-
-def go_list(items: Sequence[str]) -> str:
-    """A string slice as Go's ``%v`` prints it: ``[A B]``."""
-    return "[" + " ".join(items) + "]"

@@ -16,7 +16,6 @@ changes nothing), TaintTolerationComparisonOperators is off.
 
 from __future__ import annotations
 
-import math
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +26,7 @@ import numpy as np
 from ..framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, NodeScore, Status
 from ..framework.cycle_state import StateData
 from ..framework.interfaces import PreFilterResult
+from ..gocompat import go_div, go_log, go_round, go_round_array
 from ..objects import LabelSelector, Node, Pod, find_untolerated, parse_label_selector
 from ..objects.selectors import SelectorError, selector_from_set
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE
@@ -421,39 +421,6 @@ class PreScoreState(StateData):
         return self
 
 
-# fdlibm's log as Go's math.Log computes it (pure Go and the amd64 assembly alike).
-# libm's log is correctly rounded and differs from it by one ulp for some integers
-# (log(3) among them), which could move a score across a rounding boundary.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_LG1 = 6.666666666666735130e-01
-_LG2 = 3.999999999940941908e-01
-_LG3 = 2.857142874366239149e-01
-_LG4 = 2.222219843214978396e-01
-_LG5 = 1.818357216161805012e-01
-_LG6 = 1.531383769920937332e-01
-_LG7 = 1.479819860511658591e-01
-_SQRT2_HALF = math.sqrt(2) / 2
-
-
-def go_log(x: float) -> float:
-    """Natural log of a finite ``x > 0`` with Go's ``math.Log`` rounding."""
-    f1, exp = math.frexp(x)
-    if f1 < _SQRT2_HALF:
-        f1 *= 2
-        exp -= 1
-    f = f1 - 1
-    k = float(exp)
-    s = f / (2 + f)
-    s2 = s * s
-    s4 = s2 * s2
-    t1 = s2 * (_LG1 + s4 * (_LG3 + s4 * (_LG5 + s4 * _LG7)))
-    t2 = s4 * (_LG2 + s4 * (_LG4 + s4 * _LG6))
-    r = t1 + t2
-    hfsq = 0.5 * f * f
-    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
-
-
 _WEIGHTS: dict[int, float] = {}
 
 
@@ -467,14 +434,6 @@ def topology_normalizing_weight(size: int) -> float:
 
 def _score_for_count(cnt: int, max_skew: int, weight: float) -> float:
     return float(cnt) * weight + float(max_skew - 1)
-
-
-def _go_round(x: float) -> int:
-    """Go's math.Round: halves away from zero (Python's round() goes to even)."""
-    r = math.floor(abs(x))
-    if abs(x) - r >= 0.5:
-        r += 1
-    return int(math.copysign(r, x))
 
 
 # -- incremental, vectorised views ----------------------------------------------
@@ -1259,7 +1218,7 @@ class PodTopologySpread:
             else:
                 cnt = s.tp_value_to_pod_counts[i].get(tp_val, 0)
             score += _score_for_count(cnt, c.max_skew, s.normalizing_weight[i])
-        return _go_round(score)
+        return go_round(score)
 
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """``score(...)`` for every node: per-domain counts broadcast through domain ids."""
@@ -1299,7 +1258,7 @@ class PodTopologySpread:
             acc = np.where(present, acc + term, acc)
         ign = s.ignored_mask[rows]
         s.batch_ignored = ign
-        return np.where(ign, 0, _go_round_array(acc))
+        return np.where(ign, 0, go_round_array(acc))
 
     def score_extensions(self) -> PodTopologySpread:
         return self
@@ -1361,22 +1320,8 @@ class PodTopologySpread:
             if max_score == 0:
                 ns.score = MAX_NODE_SCORE
                 continue
-            ns.score = _go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
+            ns.score = go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
         return None
-
-
-def _go_round_array(x: np.ndarray) -> np.ndarray:
-    """_go_round elementwise, with the same float operations."""
-    ax = np.abs(x)
-    r = np.floor(ax)
-    r = r + (ax - r >= 0.5)
-    return np.copysign(r, x).astype(np.int64)
-
-
-def _go_div(a: int, b: int) -> int:
-    """Go's integer division (truncates toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 def _missing_state(key: str) -> Status:

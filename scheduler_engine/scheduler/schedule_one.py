@@ -17,6 +17,7 @@ rotating start index, the diagnosis).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,8 +25,9 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.handle import SimulationContext, WaitingPod
 from ..framework.node_info import NodeInfo
-from ..framework.runtime import Framework, go_list
+from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..gocompat import go_list
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +39,7 @@ __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "Attempt",
+    "AttemptStatus",
     "Scheduler",
     "num_feasible_nodes_to_find",
 ]
@@ -69,12 +72,21 @@ def num_feasible_nodes_to_find(
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class AttemptStatus(StrEnum):
+    """How one scheduling attempt ended."""
+
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+    ERROR = "Error"
+    # Permit asked to wait: the binding cycle continues when the pod is allowed
+    WAITING = "Waiting"
+
+
 @dataclass
 class Attempt:
     """The outcome of one scheduling attempt of one pod."""
 
-    # "Scheduled" | "Unschedulable" | "Error" | "Waiting"
-    status: str
+    status: AttemptStatus
     node: str | None = None
     message: str = ""
     fit_error: FitError | None = None
@@ -114,9 +126,9 @@ class Scheduler:
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
         """Scheduling cycle, then (unless Permit waits) the binding cycle."""
         self.ctx.current_pod = pod.key
-        state = CycleState(record=self.explain)
+        state = CycleState()
         att = self._scheduling_algorithm(fwk, state, pod)
-        if att.status != "Scheduled":
+        if att.status != AttemptStatus.SCHEDULED:
             return att
         host = att.node
         assert host is not None
@@ -134,7 +146,7 @@ class Scheduler:
         if s is not None and s.code == Code.WAIT:
             wp = WaitingPod(pod, waits, self.ctx.now())
             self.ctx.waiting[pod.uid] = wp
-            att.status = "Waiting"
+            att.status = AttemptStatus.WAITING
             att.waiting = wp
             att.state = state
             return att
@@ -154,12 +166,12 @@ class Scheduler:
         if s is not None and s.code != Code.SUCCESS:
             self._unreserve_and_forget(fwk, state, pod, host)
             att.forgotten = True
-            att.status = "Unschedulable" if s.is_rejected() else "Error"
+            att.status = AttemptStatus.UNSCHEDULABLE if s.is_rejected() else AttemptStatus.ERROR
             att.node = None
             att.message = s.message()
             return att
         fwk.run_post_bind_plugins(state, pod, host)
-        att.status = "Scheduled"
+        att.status = AttemptStatus.SCHEDULED
         return att
 
     def finish_waiting(self, fwk: Framework, att: Attempt) -> Attempt:
@@ -182,9 +194,9 @@ class Scheduler:
             fe = FitError(pod.key, 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = f"waiting on permit for pod: {s.message()}"
         att.node = None
         return att
@@ -199,9 +211,9 @@ class Scheduler:
             fe = FitError("", 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = s.message()
         att.nominated_node = ""
         return att
@@ -215,13 +227,17 @@ class Scheduler:
     def _scheduling_algorithm(self, fwk: Framework, state: CycleState, pod: Pod) -> Attempt:
         snapshot = self.ctx.snapshot
         if len(snapshot) == 0:
-            return Attempt("Unschedulable", message=ERR_NO_NODES_AVAILABLE, nominated_node="")
+            return Attempt(
+                AttemptStatus.UNSCHEDULABLE, message=ERR_NO_NODES_AVAILABLE, nominated_node=""
+            )
         feasible, diagnosis, err = self._find_nodes_that_fit_pod(fwk, state, pod)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         if not feasible:
             fe = FitError(pod.key, len(snapshot), diagnosis)
-            att = Attempt("Unschedulable", fit_error=fe, diagnosis=diagnosis)
+            att = Attempt(AttemptStatus.UNSCHEDULABLE, fit_error=fe, diagnosis=diagnosis)
             if not fwk.has_post_filter_plugins():
                 att.nominated_node = ""
                 att.message = fe.error()
@@ -235,7 +251,7 @@ class Scheduler:
         evaluated = len(feasible) + len(diagnosis.node_to_status)
         if len(feasible) == 1:
             return Attempt(
-                "Scheduled",
+                AttemptStatus.SCHEDULED,
                 node=feasible[0].name,
                 diagnosis=diagnosis,
                 evaluated_nodes=evaluated,
@@ -243,9 +259,11 @@ class Scheduler:
             )
         host, scores, err = self._prioritize_and_select(fwk, state, pod, feasible)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         return Attempt(
-            "Scheduled",
+            AttemptStatus.SCHEDULED,
             node=host,
             diagnosis=diagnosis,
             scores=scores,

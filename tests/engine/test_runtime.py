@@ -12,8 +12,8 @@ from scheduler_engine.framework.interfaces import (
     PostFilterResult,
     PreFilterResult,
 )
-from scheduler_engine.framework.runtime import go_duration
 from scheduler_engine.framework.status import Code, Status
+from scheduler_engine.gocompat import go_duration
 from tests.engine.builders import make_node, make_pod
 from tests.engine.fakes import Fake, build_framework
 
