@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import object_ref, read_objects
-from .errors import InputError
+from .errors import FieldError, InputError
 from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
-from .objects.fielderror import FieldError
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .objects.selectors import SelectorError

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..errors import FieldError
 from ..quantity import QuantityError, parse_quantity
-from .fielderror import FieldError
 
 __all__ = [
     "format_quantity",
@@ -210,7 +210,7 @@ def _overcommit_allowed(name: str) -> bool:
 
 
 def _invalid(field: str, value: str, detail: str) -> FieldError:
-    return FieldError(field, f'Invalid value: "{value}": {detail}')
+    return FieldError(field, "Invalid value", detail, value=value)
 
 
 def _quantities(raw: Any, field: str) -> dict[str, tuple[Fraction, str]]:
