@@ -410,6 +410,9 @@ class _Run:
                 done += 1
                 if progress is not None:
                     progress(done, total)
+            # this round's victims are gone before the next one: upstream deletes them
+            # while the rest of the queue is scheduled, which sees them terminating
+            self.ctx.finish_deletions()
             to_try = [st for st in self.states.values() if self._worth_another_round(st)]
 
     def _attempt(self, st: _PodState) -> None:
@@ -502,6 +505,7 @@ class _Run:
         deadlines = [a.waiting.next_deadline() for _, a in self.waiting if a.waiting is not None]
         self.ctx.clock = max([self.ctx.clock, *(d for d in deadlines if d is not None)])
         self._settle_waiting()
+        self.ctx.finish_deletions()
 
     def result(self, elapsed: float) -> SimulationResult:
         """Results in queue order (the order of first attempts, then pods never queued)."""
