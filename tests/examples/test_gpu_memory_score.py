@@ -29,7 +29,10 @@ def pod(name, gpus=0, node_name=None, claim=None):
     req = {"cpu": "1"}
     if gpus:
         req["nvidia.com/gpu"] = str(gpus)
-    spec = {"containers": [{"name": "c", "image": "x", "resources": {"requests": req}}]}
+    resources = {"requests": req}
+    if gpus:
+        resources["limits"] = {"nvidia.com/gpu": str(gpus)}
+    spec = {"containers": [{"name": "c", "image": "x", "resources": resources}]}
     if node_name:
         spec["nodeName"] = node_name
     if claim:
