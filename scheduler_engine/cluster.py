@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import object_ref, read_objects
-from .errors import InputError
+from .errors import FieldError, InputError
 from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .objects.selectors import SelectorError
+from .objects.validation import validate_node, validate_pod
 
 __all__ = [
     "ClusterState",
@@ -118,6 +119,15 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
     )
 
 
+def _validate(error: FieldError | None, obj: Mapping[str, Any], source: str | None) -> None:
+    """What the API server would refuse: one line naming the file, object and field."""
+    if error is not None:
+        ref = object_ref(dict(obj))
+        if obj.get("kind") == "Pod" and " " in ref and "/" not in ref:
+            ref = ref.replace("Pod ", "Pod default/", 1)
+        raise InputError(error.message, file=source, obj=ref, field=error.field)
+
+
 def build_cluster(
     objects: Iterable[Mapping[str, Any]], *, source: str | None = None
 ) -> ClusterState:
@@ -148,6 +158,7 @@ def build_cluster(
     for o in objs:
         kind = o["kind"]
         if kind == "Node":
+            _validate(validate_node(o), o, source)
             node = parse_node(o, source=source)
             if node.name in seen_nodes:
                 raise InputError(
@@ -156,6 +167,7 @@ def build_cluster(
             seen_nodes.add(node.name)
             cluster.nodes.append(node)
         elif kind == "Pod":
+            _validate(validate_pod(o), o, source)
             pod = parse_pod(o, cluster.priority_classes, source=source)
             if pod.key in seen_pods:
                 raise InputError(

@@ -92,10 +92,16 @@ REQUEUE_EVENTS: dict[str, frozenset[str]] = {
     "VolumeZone": frozenset(),
     "SchedulingGates": frozenset(),
     "DefaultPreemption": frozenset(),
+    # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
+    "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
 }
 
 
-def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
+def worth_requeuing(
+    rejectors: set[str] | None,
+    events: set[str],
+    plugin_events: Mapping[str, frozenset[str]] | None = None,
+) -> bool:
     """Whether any of ``events`` re-queues a pod its ``rejectors`` turned down.
 
     ``None`` or no rejector (an error, no FitError) re-queues on any event, as
@@ -105,7 +111,8 @@ def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
         return False
     if not rejectors:
         return True
-    return any(events & REQUEUE_EVENTS.get(p, _ANY_POD_EVENT) for p in rejectors)
+    table = REQUEUE_EVENTS if not plugin_events else {**REQUEUE_EVENTS, **plugin_events}
+    return any(events & table.get(p, _ANY_POD_EVENT) for p in rejectors)
 
 
 # simulated time one scheduling cycle takes (the clock only needs to be deterministic)
@@ -297,6 +304,8 @@ class _Run:
         self.config = config
         self.seed = seed
         self.explain = explain
+        # the events plugins of one's own register (plugin_api's EVENTS)
+        self.plugin_events = registry.requeue_events()
         work = _working_copy(cluster)
         self.running = [p for p in work.pods if p.node_name]
         if snapshot is None:
@@ -452,7 +461,9 @@ class _Run:
         att = st.attempt
         if att is None or att.status != AttemptStatus.UNSCHEDULABLE:
             return False
-        return worth_requeuing(_rejectors(att), set(self.cluster_events[st.last_event :]))
+        return worth_requeuing(
+            _rejectors(att), set(self.cluster_events[st.last_event :]), self.plugin_events
+        )
 
     def _finished(self, st: _PodState, att: Attempt) -> None:
         """An attempt ended (or a waiting pod was decided): its cluster event and pod event."""
