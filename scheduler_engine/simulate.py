@@ -19,6 +19,7 @@ from typing import Any
 
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from .controllers import emulate_controllers
 from .framework.handle import FrameworkHandle, SimulationContext
 from .framework.interfaces import QueuedPodInfo
 from .framework.recorder import Recorder
@@ -91,10 +92,16 @@ REQUEUE_EVENTS: dict[str, frozenset[str]] = {
     "VolumeZone": frozenset(),
     "SchedulingGates": frozenset(),
     "DefaultPreemption": frozenset(),
+    # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
+    "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
 }
 
 
-def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
+def worth_requeuing(
+    rejectors: set[str] | None,
+    events: set[str],
+    plugin_events: Mapping[str, frozenset[str]] | None = None,
+) -> bool:
     """Whether any of ``events`` re-queues a pod its ``rejectors`` turned down.
 
     ``None`` or no rejector (an error, no FitError) re-queues on any event, as
@@ -104,7 +111,8 @@ def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
         return False
     if not rejectors:
         return True
-    return any(events & REQUEUE_EVENTS.get(p, _ANY_POD_EVENT) for p in rejectors)
+    table = REQUEUE_EVENTS if not plugin_events else {**REQUEUE_EVENTS, **plugin_events}
+    return any(events & table.get(p, _ANY_POD_EVENT) for p in rejectors)
 
 
 # simulated time one scheduling cycle takes (the clock only needs to be deterministic)
@@ -243,8 +251,14 @@ def simulate(
     batch: bool = True,
     max_rounds: int = MAX_ROUNDS,
     snapshot: Snapshot | None = None,
+    controllers: bool = False,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
+
+    ``controllers`` first does what kube-controller-manager would for the
+    pending pods (claims from templates, Immediate PVCs bound; see
+    :mod:`scheduler_engine.controllers`) and reports it as the summary's
+    ``controllers``.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
@@ -260,11 +274,17 @@ def simulate(
     if config is None:
         caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
         config = load_config(None, capabilities=caps)
+    emulated = None
+    if controllers:
+        cluster, emulated = emulate_controllers(cluster)
     run = _Run(cluster, config, registry, seed, explain, now, batch, snapshot)
     run.admit_pending_pods()
     run.schedule_in_rounds(max_rounds, progress)
     run.time_out_waiting_pods()
-    return run.result(time.perf_counter() - t0)
+    result = run.result(time.perf_counter() - t0)
+    if emulated is not None:
+        result.summary["controllers"] = emulated.to_dict()
+    return result
 
 
 class _Run:
@@ -284,6 +304,8 @@ class _Run:
         self.config = config
         self.seed = seed
         self.explain = explain
+        # the events plugins of one's own register (plugin_api's EVENTS)
+        self.plugin_events = registry.requeue_events()
         work = _working_copy(cluster)
         self.running = [p for p in work.pods if p.node_name]
         if snapshot is None:
@@ -439,7 +461,9 @@ class _Run:
         att = st.attempt
         if att is None or att.status != AttemptStatus.UNSCHEDULABLE:
             return False
-        return worth_requeuing(_rejectors(att), set(self.cluster_events[st.last_event :]))
+        return worth_requeuing(
+            _rejectors(att), set(self.cluster_events[st.last_event :]), self.plugin_events
+        )
 
     def _finished(self, st: _PodState, att: Attempt) -> None:
         """An attempt ended (or a waiting pod was decided): its cluster event and pod event."""
