@@ -6,7 +6,10 @@ import re
 
 import pytest
 
+from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live
+from tests.support import gpus, objects
 
 
 @pytest.fixture
@@ -43,13 +46,22 @@ def test_mig_partitions_sit_inside_their_parent_and_orphans_are_flagged(demo, vi
     assert 'data-kind="gfd-vs-devices"' in page
 
 
-def test_a_count_only_node_says_so_and_shows_the_count(demo, viewer, fresh):
-    page = viewer.get("/clusters/demo/gpus/a100-c-1/").content.decode()
+def test_a_count_only_node_says_so_and_shows_the_count(viewer, fresh, db):
+    cluster = ensure_snapshot_cluster("count-only", "test")
+    objs = [
+        gpus.gpu_node("n1", gpus=7, gfd_count=8),
+        gpus.nrt("n1", [(4, 2), (4, 4)]),
+        objects.pod("p1", node="n1", gpus=2),
+    ]
+    import_objects(cluster, objs)
+    page = viewer.get("/clusters/count-only/gpus/n1/").content.decode()
     text = _text(page)
     assert "publishes only a device-plugin count" in text
     assert "allocatable 7 , GPU Feature Discovery counts 8" in text
     assert page.count('class="gpu gpu-') == 8  # the hardware's eight, holders inferred
-    assert "(inferred)" in page and 'data-kind="allocatable-vs-gfd"' in page
+    assert page.count('data-state="used"') == 2 and page.count("(inferred)") == 2
+    assert "NUMA node 0" in text and "NUMA node 1" in text
+    assert 'data-kind="allocatable-vs-gfd"' in page
 
 
 def test_the_overview_and_fleet_flag_the_inconsistent_nodes(demo, viewer, fresh):
