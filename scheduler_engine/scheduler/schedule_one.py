@@ -109,8 +109,17 @@ class Scheduler:
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
         batch: bool = True,
+        node_rank: np.ndarray | None = None,
+        exact_diagnosis: bool = True,
     ) -> None:
         self.ctx = ctx
+        # ties among top-scored nodes go to the lowest rank (by NodeInfo.index) when
+        # given, as the FGD simulator's scheduler does; uniformly at random otherwise
+        self.node_rank = node_rank
+        # False: when no node fits, the batch filters' verdicts make the diagnosis
+        # (each node rejected by the first plugin that rejects it, without that
+        # plugin's reasons) instead of running every filter again per node
+        self.exact_diagnosis = exact_diagnosis
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
@@ -360,8 +369,36 @@ class Scheduler:
                     return [], examined, err
                 if feasible:
                     return feasible, examined, None
+                if not self.exact_diagnosis and self._diagnose_from_batch(
+                    fwk, state, pod, diagnosis, nodes
+                ):
+                    return [], n, None
                 # nothing fits: recompute per node for the exact diagnosis
         return self._pass_filters_per_node(fwk, state, pod, diagnosis, nodes, to_find, start)
+
+    def _diagnose_from_batch(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> bool:
+        """Fill the diagnosis from each batch filter's verdicts (False if a filter has no batch)."""
+        active = fwk.active_filters(state)
+        if any(fb is None for _, _, fb in active) or self.ctx.nominated:
+            return False
+        undecided = np.ones(len(nodes), dtype=bool)
+        statuses = diagnosis.node_to_status.statuses
+        for name, _, fb in active:
+            failed = undecided & ~fb(state, pod, nodes)
+            if failed.any():
+                s = Status(Code.UNSCHEDULABLE, f"node(s) didn't satisfy plugin {name}", plugin=name)
+                for j in np.flatnonzero(failed).tolist():
+                    statuses[nodes[j].name] = s
+                diagnosis.add_plugin_status(s)
+                undecided &= ~failed
+        return not undecided.any()
 
     def _pass_filters_per_node(
         self,
@@ -502,7 +539,13 @@ class Scheduler:
             totals = res.totals
         best = int(totals.max())
         ties = np.flatnonzero(totals == best)
-        k = int(ties[0]) if len(ties) == 1 else int(ties[self.ctx.rng.randrange(len(ties))])
+        if len(ties) == 1:
+            k = int(ties[0])
+        elif self.node_rank is not None:
+            ranks = self.node_rank[[feasible[t].index for t in ties.tolist()]]
+            k = int(ties[int(np.argmin(ranks))])
+        else:
+            k = int(ties[self.ctx.rng.randrange(len(ties))])
         scores = None
         if self.explain:
             scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
