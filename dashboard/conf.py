@@ -19,8 +19,24 @@ def max_snapshot_bytes() -> int:
     return int(_get("SCHEDLAB_MAX_SNAPSHOT_BYTES", 64 * 1024 * 1024))
 
 
+def max_request_bytes() -> int:
+    """Largest request body of API endpoints that take no snapshot or config (1 MiB)."""
+    return int(_get("SCHEDLAB_MAX_REQUEST_BYTES", 1 << 20))
+
+
+def max_config_bytes() -> int:
+    """Largest scheduler configuration document (and its request) accepted (1 MiB)."""
+    return int(_get("SCHEDLAB_MAX_CONFIG_BYTES", 1 << 20))
+
+
 def max_workload_pods() -> int:
+    """Most pods one dry-run request may add (workload items and their replicas together)."""
     return int(_get("SCHEDLAB_MAX_WORKLOAD_PODS", 100_000))
+
+
+def max_reported_errors() -> int:
+    """How many problems a validation answer lists; the rest are counted."""
+    return int(_get("SCHEDLAB_MAX_REPORTED_ERRORS", 50))
 
 
 def stale_seconds() -> float:

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .cluster import load_cluster
-from .config import DEFAULT_CAPABILITIES, load_config, validate_config
+from .config import load_config, validate_config
 from .errors import ConfigError, InputError
-from .framework.registry import default_registry
+from .framework.registry import Registry
+from .plugin_loader import build_registry
 from .plugins.gpupolicies import POLICIES
 from .replay.run import MODES, TIE_BREAKS
 
@@ -58,19 +59,33 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--print-config", action="store_true", help="print the configuration and exit")
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
+    for cmd in (s, r, v):
+        cmd.add_argument(
+            "--plugin",
+            action="append",
+            default=[],
+            metavar="MODULE:CLASS",
+            help="a plugin class to register beside the in-tree and installed ones (repeatable)",
+        )
     return p
 
 
-def _capabilities() -> dict[str, frozenset[str]]:
-    return {**DEFAULT_CAPABILITIES, **default_registry().capabilities()}
+def _registry(args: argparse.Namespace) -> Registry:
+    """In-tree plugins, those installed under ``schedlab.plugins``, and ``--plugin`` ones."""
+    return build_registry(args.plugin)
+
+
+def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return _registry(args).config_kwargs()
 
 
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
+    registry = _registry(args)
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, capabilities=_capabilities()) if args.config else None
-    result = simulate(cluster, config, seed=args.seed, explain=args.explain)
+    config = load_config(args.config, **registry.config_kwargs()) if args.config else None
+    result = simulate(cluster, config, seed=args.seed, explain=args.explain, registry=registry)
     doc = result.to_dict()
     if args.format == "table":
         out.write(render_table(doc))
@@ -95,12 +110,13 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         raise InputError("give --config or --policy, not both", obj="replay", field="--policy")
     if args.inflate <= 0:
         raise InputError(f"must be positive, got {args.inflate}", obj="replay", field="--inflate")
+    registry = _registry(args)
     if args.config:
-        config = load_config(args.config, capabilities=_capabilities())
+        config = load_config(args.config, **registry.config_kwargs())
     else:
         doc = policy_config_doc(args.policy) if args.policy else default_config_doc()
         label = f"--policy {args.policy}" if args.policy else "the default profile"
-        config = load_config(doc, capabilities=_capabilities(), file=label)
+        config = load_config(doc, file=label, **registry.config_kwargs())
     if args.print_config:
         json.dump(dict(config.source or {}), out, indent=2)
         out.write("\n")
@@ -110,13 +126,13 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     config = with_typical_pods(config, typical)
     tie = args.tie_break or ("rank" if args.policy else "random")
     options = ReplayOptions(args.mode, args.inflate, args.seed, tie, args.policy)
-    doc = replay(trace, config, options, typical=typical)
+    doc = replay(trace, config, options, registry=registry, typical=typical)
     if args.no_timeline:
         doc.pop("timeline", None)
     if args.format == "table":
         out.write(render_replay_table(doc))
     else:
-        json.dump(doc, out, separators=(",", ":") if "timeline" in doc else None, indent=None)
+        json.dump(doc, out, separators=(",", ":") if "timeline" in doc else None)
         out.write("\n")
     return 0
 
@@ -134,7 +150,7 @@ def render_replay_table(doc: dict[str, Any]) -> str:
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    errors = validate_config(args.file, capabilities=_capabilities())
+    errors = validate_config(args.file, **_config_kwargs(args))
     if errors:
         for e in errors:
             err.write(e.one_line() + "\n")

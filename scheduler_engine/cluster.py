@@ -2,7 +2,7 @@
 
 Pods with ``spec.nodeName`` are running; the others wait to be scheduled.
 Kinds the engine does not model yet are kept as plain dicts in ``objects``
-(by kind) so plugins that arrive later can read them.
+(by kind) so plugins can read them.
 """
 
 from __future__ import annotations
@@ -13,11 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import object_ref, read_objects
-from .errors import InputError
+from .errors import FieldError, InputError
 from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
+from .objects.noderesourcetopology import KIND as NRT_KIND
+from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .objects.selectors import SelectorError
+from .objects.validation import validate_node, validate_pod
 
-__all__ = ["ClusterState", "PodDisruptionBudget", "build_cluster", "load_cluster"]
+__all__ = [
+    "ClusterState",
+    "PodDisruptionBudget",
+    "build_cluster",
+    "index_topologies",
+    "load_cluster",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +58,13 @@ class ClusterState:
     namespaces: dict[str, Mapping[str, str]] = field(default_factory=dict)
     # every other object, by kind (PersistentVolume, ResourceSlice, ...)
     objects: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)
+    # node name → its NodeResourceTopology (the raw objects are also in ``objects``)
+    node_topologies: dict[str, NodeResourceTopology] = field(default_factory=dict)
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.node_topologies and self.objects.get(NRT_KIND):
+            self.node_topologies = index_topologies(self.objects[NRT_KIND], source=self.source)
 
     @property
     def running_pods(self) -> list[Pod]:
@@ -61,6 +76,21 @@ class ClusterState:
 
     def of_kind(self, kind: str) -> list[Mapping[str, Any]]:
         return self.objects.get(kind, [])
+
+
+def index_topologies(
+    objs: Iterable[Mapping[str, Any]], *, source: str | None = None
+) -> dict[str, NodeResourceTopology]:
+    """NodeResourceTopology objects by node name; a second one for a node is an error."""
+    out: dict[str, NodeResourceTopology] = {}
+    for o in objs:
+        nrt = parse_node_resource_topology(o, source=source)
+        if nrt.name in out:
+            raise InputError(
+                "duplicate object", file=source, obj=f"{NRT_KIND} {nrt.name}", field="metadata.name"
+            )
+        out[nrt.name] = nrt
+    return out
 
 
 def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
@@ -87,6 +117,15 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
         disrupted_pods=frozenset((status.get("disruptedPods") or {}).keys()),
         raw=obj,
     )
+
+
+def _validate(error: FieldError | None, obj: Mapping[str, Any], source: str | None) -> None:
+    """What the API server would refuse: one line naming the file, object and field."""
+    if error is not None:
+        ref = object_ref(dict(obj))
+        if obj.get("kind") == "Pod" and " " in ref and "/" not in ref:
+            ref = ref.replace("Pod ", "Pod default/", 1)
+        raise InputError(error.message, file=source, obj=ref, field=error.field)
 
 
 def build_cluster(
@@ -119,6 +158,7 @@ def build_cluster(
     for o in objs:
         kind = o["kind"]
         if kind == "Node":
+            _validate(validate_node(o), o, source)
             node = parse_node(o, source=source)
             if node.name in seen_nodes:
                 raise InputError(
@@ -127,6 +167,7 @@ def build_cluster(
             seen_nodes.add(node.name)
             cluster.nodes.append(node)
         elif kind == "Pod":
+            _validate(validate_pod(o), o, source)
             pod = parse_pod(o, cluster.priority_classes, source=source)
             if pod.key in seen_pods:
                 raise InputError(
@@ -144,6 +185,7 @@ def build_cluster(
             cluster.namespaces[str(meta.get("name"))] = dict(meta.get("labels") or {})
         elif kind != "PriorityClass":
             cluster.objects.setdefault(kind, []).append(o)
+    cluster.node_topologies = index_topologies(cluster.of_kind(NRT_KIND), source=source)
     # namespaces that pods use exist implicitly, with the label the API server sets
     for ns in {p.namespace for p in cluster.pods} | set(cluster.namespaces):
         labels = dict(cluster.namespaces.get(ns) or {})

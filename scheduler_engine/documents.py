@@ -18,12 +18,60 @@ import yaml
 
 from .errors import InputError
 
-__all__ = ["MAX_YAML_ALIASES", "object_ref", "parse_documents", "read_objects"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_YAML_ALIASES",
+    "check_depth",
+    "load_json",
+    "object_ref",
+    "parse_documents",
+    "read_objects",
+]
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 
 # Aliases make "billion laughs" documents possible; real kubectl output has none.
 MAX_YAML_ALIASES = 100
+
+# Deepest nesting of mappings and lists accepted in a document: a Pod as
+# ``kubectl get -o yaml`` prints it inside a ``kind: List`` is about 12 deep.
+MAX_DEPTH = 100
+
+
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise :class:`InputError` when ``value`` nests mappings/lists deeper than ``limit``.
+
+    Iterative, so that it cannot itself run out of stack.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            raise InputError(f"nested deeper than {limit} levels")
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
+def _too_deep(limit: int = MAX_DEPTH) -> InputError:
+    return InputError(f"nested deeper than {limit} levels")
+
+
+def load_json(text: str | bytes, limit: int = MAX_DEPTH) -> Any:
+    """``json.loads`` that refuses nesting deeper than ``limit`` with :class:`InputError`.
+
+    Malformed JSON still raises :class:`json.JSONDecodeError`.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _too_deep(limit) from None
+    check_depth(value, limit)
+    return value
 
 
 class _SafeLoader(yaml.SafeLoader):
@@ -84,11 +132,17 @@ def parse_documents(text: str, *, source: str = "<input>") -> list[dict[str, Any
                 raw = _load_yaml(text)
         else:
             raw = _load_yaml(text)
+    except RecursionError:
+        raise InputError(_too_deep().message, file=source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputError(f"not valid YAML{at}: {problem}", file=source) from None
+    try:
+        check_depth(raw, MAX_DEPTH + 1)  # raw is the list of documents
+    except InputError:
+        raise InputError(_too_deep().message, file=source) from None
     out: list[dict[str, Any]] = []
     for doc in raw:
         if isinstance(doc, list):

@@ -20,6 +20,37 @@ T0 = "2026-11-20T08:00:00Z"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 objects: list[dict[str, Any]] = []
+# Nodes whose device plugin (nvidia.com/gpu allocatable) and GPU Feature Discovery
+# (nvidia.com/gpu.count) disagree: (device-plugin count, GFD count).
+GPU_FAULTS = {
+    # four GPUs fell off the bus; the device plugin was not restarted and still
+    # advertises eight, so the scheduler places pods on GPUs that do not exist
+    "a100-c-1": (8, 4),
+    # the device plugin marked one GPU unhealthy (Xid 79)
+    "a100-c-2": (7, 8),
+    # an NVSwitch fault: four GPUs unhealthy, yet a running pod holds six
+    "h100-b-1": (4, 8),
+}
+
+
+NVLINK_CLUSTER = "7c1b3a2e-5d4f-4e8a-9b6c-0d1e2f3a4b5c"
+
+
+def gfd_labels(
+    product: str, count: int, memory_mib: int, family: str, compute: tuple[int, int]
+) -> dict[str, str]:
+    """The labels GPU Feature Discovery puts on a GPU node."""
+    return {
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.product": product,
+        "nvidia.com/gpu.count": str(count),
+        "nvidia.com/gpu.memory": str(memory_mib),
+        "nvidia.com/gpu.family": family,
+        "nvidia.com/gpu.compute.major": str(compute[0]),
+        "nvidia.com/gpu.compute.minor": str(compute[1]),
+        "nvidia.com/cuda.driver.major": "570",
+        "nvidia.com/mig.capable": "true" if compute in ((8, 0), (9, 0)) else "false",
+    }
 
 
 def ts(minute: int) -> str:
@@ -184,26 +215,37 @@ def build() -> None:
                 cordoned=(z == 2 and i == 3),
                 images=[{"names": ["registry.example.com/app:1.0"], "sizeBytes": 250_000_000}],
             )
-    # A100 pool: two 8-GPU nodes per zone.
+    # A100 pool: two 8-GPU nodes per zone.  Two of them disagree with their hardware
+    # (see GPU_FAULTS): the views the resource-view checks compare.
     for zone in ZONES:
         for i in range(1, 3):
+            name = f"a100-{zone[-1]}-{i}"
+            plugin_count, gfd_count = GPU_FAULTS.get(name, (8, 8))
+            # a100-c-1 is a p4d with 40 GB A100s that has the notebook image cached:
+            # the default profile prefers it, GPUMemoryScore does not (docs/plugins.md)
+            small = name == "a100-c-1"
+            images = [{"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}]
+            if small:
+                images.append({"names": ["registry.example.com/app:1.0"], "sizeBytes": 250_000_000})
             node(
-                f"a100-{zone[-1]}-{i}",
+                name,
                 zone,
                 "96",
                 "1000Gi",
                 instance="p4d.24xlarge",
                 labels={
                     "pool": "a100",
-                    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
-                    "nvidia.com/gpu.count": "8",
-                    "nvidia.com/gpu.memory": "81920",
+                    **gfd_labels(
+                        "NVIDIA-A100-SXM4-40GB" if small else "NVIDIA-A100-SXM4-80GB",
+                        gfd_count,
+                        40960 if small else 81920,
+                        "ampere",
+                        (8, 0),
+                    ),
                 },
-                resources={"nvidia.com/gpu": "8"},
+                resources={"nvidia.com/gpu": str(plugin_count)},
                 taints=[dict(GPU_TAINT)],
-                images=[
-                    {"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}
-                ],
+                images=images,
             )
     # H100 pool: three 8-GPU nodes in two zones, reserved for training.
     for name, zone in [("h100-a-1", ZONES[0]), ("h100-a-2", ZONES[0]), ("h100-b-1", ZONES[1])]:
@@ -215,11 +257,17 @@ def build() -> None:
             instance="p5.48xlarge",
             labels={
                 "pool": "h100",
-                "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
-                "nvidia.com/gpu.count": "8",
-                "nvidia.com/gpu.memory": "81559",
+                **gfd_labels(
+                    "NVIDIA-H100-80GB-HBM3",
+                    GPU_FAULTS.get(name, (8, 8))[1],
+                    81559,
+                    "hopper",
+                    (9, 0),
+                ),
+                # an NVLink Switch System joins nodes into NVLink domains (cliques)
+                "nvidia.com/gpu.clique": f"{NVLINK_CLUSTER}.{1 if zone == ZONES[0] else 2}",
             },
-            resources={"nvidia.com/gpu": "8"},
+            resources={"nvidia.com/gpu": str(GPU_FAULTS.get(name, (8, 8))[0])},
             taints=[dict(GPU_TAINT), {"key": "pool", "value": "h100", "effect": "NoSchedule"}],
             images=[{"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}],
         )
@@ -654,36 +702,112 @@ def storage() -> None:
 
 
 # --- DRA GPU pool (dynamic resource allocation) ------------------------------------
-DRA_DRIVER = "gpu.example.com"
+DRA_DRIVER = "gpu.nvidia.com"
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+
+
+def _gpu_uuid(node_name: str, index: int) -> str:
+    n = sum(map(ord, node_name))
+    return f"GPU-{n:08x}-{index:04x}-4{index:03x}-8000-{n * 7919 + index:012x}"
+
+
+def gpu_device(node_name: str, index: int, product: str, arch: str, memory: str) -> dict:
+    """One GPU as NVIDIA's DRA driver publishes it (device name ``gpu-<minor>``)."""
+    return {
+        "name": f"gpu-{index}",
+        "attributes": {
+            "type": {"string": "gpu"},
+            "uuid": {"string": _gpu_uuid(node_name, index)},
+            "index": {"int": index},
+            "minor": {"int": index},
+            "productName": {"string": product},
+            "brand": {"string": "Nvidia"},
+            "architecture": {"string": arch},
+            "cudaComputeCapability": {"version": "8.9.0" if arch == "Ada Lovelace" else "8.0.0"},
+            "driverVersion": {"version": "570.86.15"},
+            "cudaDriverVersion": {"version": "12.8.0"},
+            "pcieBusID": {"string": f"0000:{0x17 + 0x20 * index:02x}:00.0"},
+            PCIE_ROOT: {"string": f"pci0000:{0x10 + 0x20 * (index // 2):02x}"},
+        },
+        "capacity": {"memory": {"value": memory}},
+    }
+
+
+def mig_device(node_name: str, parent: int, profile_id: int, start: int, size: int) -> dict:
+    """A MIG partition (2g.12gb on an A30) as NVIDIA's DRA driver publishes it."""
+    gpu = gpu_device(node_name, parent, "NVIDIA A30", "Ampere", "24Gi")
+    attrs = {
+        k: v for k, v in gpu["attributes"].items() if k not in ("index", "minor", "uuid", "type")
+    }
+    capacity = {
+        "multiprocessors": {"value": "28"},
+        "copyEngines": {"value": "2"},
+        "decoders": {"value": "2"},
+        "encoders": {"value": "0"},
+        "jpegEngines": {"value": "1"},
+        "ofaEngines": {"value": "0"},
+        "memory": {"value": "11968Mi"},
+        **{f"memorySlice{i}": {"value": "1"} for i in range(start, start + size)},
+    }
+    return {
+        "name": f"gpu-{parent}-mig-{profile_id}-{start}-{size}",
+        "attributes": {
+            "type": {"string": "mig"},
+            "uuid": {"string": f"MIG-{_gpu_uuid(node_name, parent)[4:-4]}{start:04x}"},
+            "parentUUID": {"string": gpu["attributes"]["uuid"]["string"]},
+            "profile": {"string": "2g.12gb"},
+            **attrs,
+        },
+        "capacity": capacity,
+    }
 
 
 def dra() -> None:
-    """A DRA GPU pool: a DeviceClass, ResourceSlices of 8 GPUs on two nodes, claims and pods.
+    """A DRA GPU pool: DeviceClasses, ResourceSlices on two nodes, claims and pods.
 
-    One pending pod gets a device through a claim made from a
-    ResourceClaimTemplate; another asks for four 40Gi+ GPUs where only one
-    node has such GPUs and most of them are taken: ``cannot allocate all claims``.
+    ``dra-gpu-1`` has eight L40S GPUs; ``dra-gpu-2`` eight A30s of which GPU 6
+    is split into two MIG partitions and GPU 7 is unhealthy, so the driver does
+    not publish it (GFD still counts eight).  One pending pod gets a device
+    through a claim made from a ResourceClaimTemplate; another asks for four
+    40Gi+ GPUs where only one node has such GPUs and most of them are taken:
+    ``cannot allocate all claims``.  A claim still holds two A30s for a pod
+    that no longer exists.
     """
-    products = {"dra-gpu-1": ("NVIDIA-L40S", "48Gi"), "dra-gpu-2": ("NVIDIA-L4", "24Gi")}
-    for name in products:
+    products = {
+        "dra-gpu-1": ("NVIDIA L40S", "Ada Lovelace", "46068Mi", 46068, (8, 9)),
+        "dra-gpu-2": ("NVIDIA A30", "Ampere", "24Gi", 24576, (8, 0)),
+    }
+    for name, (product, arch, _memory, mib, compute) in products.items():
         node(
             name,
             ZONES[2],
             "64",
             "512Gi",
-            instance="g6e.16xlarge",
-            labels={"pool": "dra-gpu"},
+            instance="g6e.16xlarge" if name == "dra-gpu-1" else "g5.16xlarge",
+            labels={
+                "pool": "dra-gpu",
+                **gfd_labels(product.replace(" ", "-"), 8, mib, arch.split()[0].lower(), compute),
+            },
             taints=[dict(GPU_TAINT)],
         )
-    objects.append(
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": DRA_DRIVER},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]},
-        }
-    )
-    for name, (product, memory) in products.items():
+    for cls, kind in ((DRA_DRIVER, "gpu"), ("mig.nvidia.com", "mig")):
+        expression = (
+            f'device.driver == "{DRA_DRIVER}" && device.attributes["{DRA_DRIVER}"].type == "{kind}"'
+        )
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "DeviceClass",
+                "metadata": {"name": cls},
+                "spec": {"selectors": [{"cel": {"expression": expression}}]},
+            }
+        )
+    for name, (product, arch, memory, _mib, _compute) in products.items():
+        if name == "dra-gpu-1":
+            devices = [gpu_device(name, i, product, arch, memory) for i in range(8)]
+        else:
+            devices = [gpu_device(name, i, product, arch, memory) for i in range(6)]
+            devices += [mig_device(name, 6, 5, 0, 2), mig_device(name, 6, 5, 2, 2)]
         objects.append(
             {
                 "apiVersion": "resource.k8s.io/v1",
@@ -693,18 +817,7 @@ def dra() -> None:
                     "driver": DRA_DRIVER,
                     "nodeName": name,
                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                    "devices": [
-                        {
-                            "name": f"gpu-{i}",
-                            "attributes": {
-                                "productName": {"string": product},
-                                "index": {"int": i},
-                                "driverVersion": {"version": "570.86.15"},
-                            },
-                            "capacity": {"memory": {"value": memory}},
-                        }
-                        for i in range(8)
-                    ],
+                    "devices": devices,
                 },
             }
         )
@@ -826,12 +939,143 @@ def dra() -> None:
         nodeSelector={"pool": "dra-gpu"},
         tolerations=[GPU_TOLERATION],
     )
+    # allocated to a pod that no longer exists (deleted while its node was unreachable)
+    orphan = claim("batch", "transcode-3-gpus", 2)
+    orphan["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = []
+    orphan["status"] = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {
+                        "request": "gpu",
+                        "driver": DRA_DRIVER,
+                        "pool": "dra-gpu-2",
+                        "device": f"gpu-{i}",
+                    }
+                    for i in (4, 5)
+                ]
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchFields": [
+                            {"key": "metadata.name", "operator": "In", "values": ["dra-gpu-2"]}
+                        ]
+                    }
+                ]
+            },
+        },
+        "reservedFor": [
+            {"resource": "pods", "name": "transcode-3", "uid": "uid-batch-transcode-3"}
+        ],
+    }
+    objects.append(orphan)
+
+
+# --- NodeResourceTopology (what the NFD topology updater publishes per GPU node) --------
+NRT_POLICIES = {
+    # pool → (topologyManagerPolicy, topologyManagerScope, legacy topologyPolicies value)
+    "a100": ("single-numa-node", "container", "SingleNUMANodeContainerLevel"),
+    "h100": ("best-effort", "pod", "BestEffortPodLevel"),
+    "dra-gpu": ("single-numa-node", "pod", "SingleNUMANodePodLevel"),
+}
+
+
+def topologies() -> None:
+    """Two NUMA zones per GPU node; device-plugin GPUs split between them.
+
+    Running GPU pods hold their devices on the first zone with room, as the
+    kubelet's topology manager aligned them; CPUs and memory of the running
+    (Burstable) pods come from the shared pool, so zones show them available.
+    """
+    nodes = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Node"}
+    used: dict[str, list[int]] = {}
+    for o in objects:
+        if o["kind"] != "Pod" or not o["spec"].get("nodeName"):
+            continue
+        gpus = int(o["spec"]["containers"][0]["resources"]["requests"].get("nvidia.com/gpu", 0))
+        if gpus:
+            used.setdefault(o["spec"]["nodeName"], []).append(gpus)
+    for name, n in nodes.items():
+        pool = n["metadata"]["labels"].get("pool")
+        if pool not in NRT_POLICIES:
+            continue
+        policy, scope, legacy = NRT_POLICIES[pool]
+        alloc = n["status"]["allocatable"]
+        cpu = int(alloc["cpu"]) // 2
+        mem = f"{int(alloc['memory'].removesuffix('Gi')) // 2}Gi"
+        total_gpus = int(alloc.get("nvidia.com/gpu", 0))
+        zone_gpus = [min(4, total_gpus), max(0, total_gpus - 4)]
+        free = list(zone_gpus)
+        for want in used.get(name, []):
+            for z in (0, 1):  # the topology manager's preferred (lowest) NUMA node first
+                if free[z] >= want:
+                    free[z] -= want
+                    break
+            else:  # spread over both zones (pod larger than one zone, or best-effort)
+                take = min(free[0], want)
+                free[0] -= take
+                free[1] = max(0, free[1] - (want - take))
+        zones = []
+        for z in (0, 1):
+            resources = [
+                {
+                    "name": "cpu",
+                    "capacity": str(cpu),
+                    "allocatable": str(cpu - (1 if z == 0 else 0)),
+                    "available": str(cpu - (1 if z == 0 else 0)),
+                },
+                {"name": "memory", "capacity": mem, "allocatable": mem, "available": mem},
+            ]
+            if total_gpus:
+                resources.append(
+                    {
+                        "name": "nvidia.com/gpu",
+                        "capacity": str(zone_gpus[z]),
+                        "allocatable": str(zone_gpus[z]),
+                        "available": str(free[z]),
+                    }
+                )
+            zones.append(
+                {
+                    "name": f"node-{z}",
+                    "type": "Node",
+                    "costs": [
+                        {"name": "node-0", "value": 10 if z == 0 else 21},
+                        {"name": "node-1", "value": 21 if z == 0 else 10},
+                    ],
+                    "resources": resources,
+                }
+            )
+        objects.append(
+            {
+                "apiVersion": "topology.node.k8s.io/v1alpha2",
+                "kind": "NodeResourceTopology",
+                "metadata": {
+                    "name": name,
+                    "ownerReferences": [
+                        {"apiVersion": "v1", "kind": "Node", "name": name, "uid": f"uid-{name}"}
+                    ],
+                },
+                "topologyPolicies": [legacy],
+                "attributes": [
+                    {"name": "topologyManagerPolicy", "value": policy},
+                    {"name": "topologyManagerScope", "value": scope},
+                    {
+                        "name": "nodeTopologyPodsFingerprint",
+                        "value": f"pfp0v001{sum(map(ord, name)) * 2654435761 % 16**16:016x}",
+                    },
+                ],
+                "zones": zones,
+            }
+        )
 
 
 def main() -> None:
     build()
     storage()
     dra()
+    topologies()
     doc = {
         "apiVersion": "v1",
         "kind": "List",

@@ -133,7 +133,8 @@ class ProblemSerializer(serializers.Serializer):
 
 class ValidationResultSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
-    errors = ProblemSerializer(many=True)
+    errors = ProblemSerializer(many=True, help_text="the first SCHEDLAB_MAX_REPORTED_ERRORS (50)")
+    error_count = serializers.IntegerField(help_text="how many problems there are in all")
 
 
 class DiffSerializer(serializers.Serializer):

@@ -166,6 +166,10 @@ class ProfileViewSet(
     queryset = Profile.objects.select_related("cluster")
     serializer_class = s.ProfileSerializer
 
+    def body_limit(self) -> int:
+        """A config document plus its JSON escaping (the document itself: SCHEDLAB_MAX_CONFIG_BYTES)."""
+        return 2 * conf.max_config_bytes()
+
     @extend_schema(request=s.ProfileCreateSerializer, responses={201: s.ProfileVersionSerializer})
     def create(self, request: Request) -> Response:
         body = s.ProfileCreateSerializer(data=request.data)
@@ -198,7 +202,14 @@ class ProfileViewSet(
         body = s.ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         problems = profile_services.validate_document(body.validated_data["document"])
-        return Response({"valid": not problems, "errors": [p.as_dict() for p in problems]})
+        shown = problems[: conf.max_reported_errors()]
+        return Response(
+            {
+                "valid": not problems,
+                "errors": [p.as_dict() for p in shown],
+                "error_count": len(problems),
+            }
+        )
 
 
 class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -247,6 +258,11 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     def get_queryset(self) -> QuerySet[DryRun]:
         return selectors.dry_runs()
+
+    def body_limit(self) -> int:
+        if self.action == "create":
+            return conf.max_snapshot_bytes()
+        return conf.max_request_bytes()
 
     @extend_schema(request=s.DryRunCreateSerializer, responses={202: s.DryRunSerializer})
     def create(self, request: Request) -> Response:

@@ -203,14 +203,14 @@ def build_indexes(objects: list[Mapping[str, Any]], results: list[Mapping[str, A
                 "status": r.get("status"),
                 "node": r.get("node"),
                 "victims": r.get("victims") or [],
-                "message": "" if scheduled else r.get("message", ""),
+                "message": "" if scheduled else (r.get("message") or ""),
             }
         )
         if scheduled:
             continue
         groups = explanation_groups(r, GROUP_SAMPLE)
         if not groups:
-            for reason, n in parse_reasons(r.get("message", "")).items():
+            for reason, n in parse_reasons(r.get("message") or "").items():
                 h = by_reason[reason]
                 h[0] += 1
                 h[1] += n
@@ -219,7 +219,7 @@ def build_indexes(objects: list[Mapping[str, Any]], results: list[Mapping[str, A
                 "i": i,
                 "pod": r.get("pod"),
                 "status": r.get("status"),
-                "message": r.get("message", ""),
+                "message": r.get("message") or "",
                 "nominatedNode": r.get("nominatedNode"),
                 "groups": groups,
             }

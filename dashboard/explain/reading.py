@@ -163,7 +163,7 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
         all_failures = {n: [f] for n, f in (result.get("filterFailures") or {}).items()}
     ex = Explanation(
         status=result.get("status", ""),
-        message=result.get("message", ""),
+        message=result.get("message") or "",
         node=result.get("node"),
         nominated=result.get("nominatedNode"),
     )

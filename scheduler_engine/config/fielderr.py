@@ -1,5 +1,8 @@
 """Field errors worded like apimachinery's ``field.Error``, and the label checks.
 
+:class:`~scheduler_engine.errors.FieldError` is the one field error of the engine;
+this module has the constructors configuration validation uses.
+
 Upstream validation reports ``<path>: <Type>: <value>: <detail>``; the bodies
 here carry the same wording so that a message read in Schedlab matches what
 kube-scheduler would have printed for the same configuration.
@@ -9,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from ..errors import FieldError, render_value
 
 __all__ = [
     "FieldError",
@@ -24,40 +28,6 @@ __all__ = [
     "render_value",
     "required",
 ]
-
-_OMIT = object()
-
-
-def render_value(value: Any) -> str:
-    """How ``field.Error`` prints a bad value: plain numbers, quoted strings, JSON otherwise."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-@dataclass(frozen=True, slots=True)
-class FieldError:
-    """One validation failure: where (upstream-style path) and why."""
-
-    field: str
-    kind: str  # "Invalid value", "Required value", "Duplicate value", ...
-    detail: str = ""
-    value: Any = _OMIT
-
-    def body(self) -> str:
-        s = self.kind
-        if self.value is not _OMIT:
-            s += ": " + render_value(self.value)
-        if self.detail:
-            s += ": " + self.detail
-        return s
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.body()}" if self.field else self.body()
 
 
 def invalid(path: str, value: Any, detail: str) -> FieldError:

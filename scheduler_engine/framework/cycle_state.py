@@ -22,14 +22,12 @@ class StateData:
 class CycleState:
     """Keyed by plugin-chosen strings, upstream style: ``"PreFilter" + name``."""
 
-    __slots__ = ("_data", "record", "skip_filter_plugins", "skip_score_plugins")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
 
-    def __init__(self, record: bool = False) -> None:
+    def __init__(self) -> None:
         self._data: dict[str, Any] = {}
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
-        # explanations wanted: plugins may add detail that costs time
-        self.record = record
 
     def read(self, key: str) -> Any:
         """The value, or KeyError (upstream's ErrNotFound)."""
@@ -45,7 +43,7 @@ class CycleState:
         self._data.pop(key, None)
 
     def clone(self) -> CycleState:
-        c = CycleState(self.record)
+        c = CycleState()
         c._data = {k: (v.clone() if isinstance(v, StateData) else v) for k, v in self._data.items()}
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)

@@ -5,10 +5,13 @@ Success is ``None``; see :mod:`.status`.  The runtime builds one list of
 plugins per point when a profile is built, and calls plugins only through
 those lists, recording every result at that one place.
 
-Optional fast paths: a Filter plugin may also define ``filter_batch`` and a
-Score plugin ``score_batch``; the runtime uses them (when not explaining) to
-evaluate many nodes at once.  They must agree exactly with the per-node
-methods — property tests check that.
+Vectorised methods: a Filter plugin may also be a :class:`BatchFilterPlugin`
+(``filter_batch``), a Score plugin a :class:`BatchScorePlugin`
+(``score_batch``) and its score extensions :class:`BatchScoreExtensions`
+(``normalize_score_batch``).  The runtime checks these protocols once per
+profile and uses the vectorised methods when it does not explain, to evaluate
+many nodes at once.  They must agree exactly with the per-node methods;
+property tests check that.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from ..objects import Pod
 from .cycle_state import CycleState
@@ -29,6 +34,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "BatchFilterPlugin",
+    "BatchScoreExtensions",
+    "BatchScorePlugin",
     "BindPlugin",
     "FilterPlugin",
     "Handle",
@@ -176,6 +184,10 @@ class Handle(Protocol):
         """Pods nominated to ``node_name`` by earlier preemptions (not yet bound)."""
         ...
 
+    def has_nominated_pods(self) -> bool:
+        """Whether any node has pods nominated to it."""
+        ...
+
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:
@@ -249,8 +261,12 @@ class PreFilterPlugin(Plugin, Protocol):
 class FilterPlugin(Plugin, Protocol):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
 
-    # optional:
-    # def filter_batch(self, state, pod, nodes: Sequence[NodeInfo]) -> np.ndarray  (bool, True = passes)
+
+@runtime_checkable
+class BatchFilterPlugin(FilterPlugin, Protocol):
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """Per node of ``nodes``, in order: True where :meth:`filter` would pass it."""
+        ...
 
 
 @runtime_checkable
@@ -267,10 +283,20 @@ class PreScorePlugin(Plugin, Protocol):
     ) -> Status | None: ...
 
 
+@runtime_checkable
 class ScoreExtensions(Protocol):
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None: ...
+
+
+@runtime_checkable
+class BatchScoreExtensions(ScoreExtensions, Protocol):
+    def normalize_score_batch(
+        self, state: CycleState, pod: Pod, scores: np.ndarray
+    ) -> Status | np.ndarray | None:
+        """:meth:`normalize_score` over the raw scores' array: in place, or a new array."""
+        ...
 
 
 @runtime_checkable
@@ -281,8 +307,12 @@ class ScorePlugin(Plugin, Protocol):
 
     def score_extensions(self) -> ScoreExtensions | None: ...
 
-    # optional:
-    # def score_batch(self, state, pod, nodes: Sequence[NodeInfo]) -> np.ndarray  (int64 raw scores)
+
+@runtime_checkable
+class BatchScorePlugin(ScorePlugin, Protocol):
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """Raw scores of ``nodes``, in order (int64), as :meth:`score` gives them one by one."""
+        ...
 
 
 @runtime_checkable

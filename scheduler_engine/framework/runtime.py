@@ -5,12 +5,20 @@ Upstream counterpart: ``pkg/scheduler/framework/runtime/framework.go``.  A
 :class:`~scheduler_engine.config.types.ProfileConfig`, a
 :class:`~scheduler_engine.framework.registry.Registry` and a handle; it keeps
 one list per extension point, in configured order, and every plugin call of
-the engine goes through its ``run_*`` methods.  That is the one place where
+the engine goes through one hook, :meth:`Framework._call`.  That is the one
+place where
 
 * exceptions raised by plugins (bugs) become ``ERROR`` statuses naming the
-  plugin, worded as upstream wraps plugin errors;
+  plugin;
 * results are recorded for explanations (only when a recorder is attached,
   so the fast path pays nothing).
+
+The ``run_*`` methods then apply each point's upstream rules to the statuses
+(which codes stop the loop, how a non-rejection is wrapped).  The runtime also
+decides between a plugin's per-node and vectorised methods
+(:class:`~.interfaces.BatchFilterPlugin`, :class:`~.interfaces.BatchScorePlugin`,
+:class:`~.interfaces.BatchScoreExtensions`): vectorised when not explaining
+and the framework was built with ``batch``; the results are the same.
 """
 
 from __future__ import annotations
@@ -25,6 +33,9 @@ from .interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     POINT_METHODS,
+    BatchFilterPlugin,
+    BatchScoreExtensions,
+    BatchScorePlugin,
     NodeScore,
     NodeToStatus,
     PostFilterResult,
@@ -32,6 +43,16 @@ from .interfaces import (
     QueuedPodInfo,
 )
 from .node_info import NodeInfo
+from .outcomes import (
+    MAX_PERMIT_TIMEOUT,
+    POINTS,
+    filter_status,
+    invalid_score,
+    no_node_satisfies,
+    plugin_error,
+    score_failed,
+    wrap,
+)
 from .recorder import Recorder, status_value
 from .status import Code, Status
 
@@ -40,54 +61,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..objects import Pod
     from .registry import Registry
 
-__all__ = ["MAX_PERMIT_TIMEOUT", "Framework", "ScoreResult", "go_duration"]
-
-# Permit plugins may not ask to wait longer than this (upstream maxTimeout).
-MAX_PERMIT_TIMEOUT = 15 * 60.0
+__all__ = ["MAX_PERMIT_TIMEOUT", "FilterPass", "Framework", "ScoreResult"]
 
 # CycleState key caching the filter plugins not skipped in this cycle.
 _ACTIVE_FILTERS = "framework/activeFilters"
-
-# Method each point calls, to find the plugins of a point among the instances.
-_POINT_METHODS = POINT_METHODS
-
-
-def _error(exc: BaseException, plugin: str) -> Status:
-    """An exception raised by a plugin: a bug, reported as an ERROR status."""
-    return Status(Code.ERROR, f"{type(exc).__name__}: {exc}", plugin=plugin, error=exc)
-
-
-def _wrap(status: Status, fmt: str, plugin: str) -> Status:
-    """Upstream's ``fmt.Errorf("running X plugin %q: %w", ...)`` around a non-rejection."""
-    msg = fmt.format(plugin=plugin, msg=status.message())
-    return Status(Code.ERROR, msg, plugin=plugin, error=status.error)
-
-
-def go_duration(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String()`` prints it (``10s``, ``1m30s``, ``500ms``)."""
-    ns = round(seconds * 1e9)
-    if ns == 0:
-        return "0s"
-    sign = "-" if ns < 0 else ""
-    ns = abs(ns)
-    if ns < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if ns >= size:
-                return sign + _trim(ns / size) + unit
-    h, rem = divmod(ns, 3_600_000_000_000)
-    m, rem = divmod(rem, 60_000_000_000)
-    s = _trim(rem / 1e9)
-    out = ""
-    if h:
-        out += f"{h}h"
-    if h or m:
-        out += f"{m}m"
-    return sign + out + s + "s"
-
-
-def _trim(x: float) -> str:
-    text = f"{x:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 class ScoreResult:
@@ -104,6 +81,34 @@ class ScoreResult:
         self.weights: dict[str, int] = {}
 
 
+class FilterPass:
+    """What :meth:`Framework.find_nodes_that_pass_filters` found.
+
+    ``feasible`` in the rotated order the nodes were examined; ``examined`` how
+    many nodes count as processed (upstream's ``len(feasible) + len(statuses)``);
+    ``rejected`` the rejected nodes with their statuses, in examination order;
+    ``error`` the first Error, which ends the search.
+    """
+
+    __slots__ = ("error", "examined", "feasible", "rejected")
+
+    def __init__(
+        self,
+        feasible: list[NodeInfo],
+        examined: int,
+        rejected: list[tuple[str, Status]] | None = None,
+        error: Status | None = None,
+    ) -> None:
+        self.feasible = feasible
+        self.examined = examined
+        self.rejected = rejected if rejected is not None else []
+        self.error = error
+
+
+# (name, bound filter, bound filter_batch or None)
+_Filter = tuple[str, Callable[..., Any], Callable[..., Any] | None]
+
+
 class Framework:
     """One profile's plugins, with upstream's semantics for running each extension point."""
 
@@ -114,20 +119,27 @@ class Framework:
         handle: Any,
         *,
         recorder: Recorder | None = None,
+        batch: bool = True,
     ) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.handle = handle
         self.recorder = recorder
+        # vectorised plugin methods are used unless explaining (each node is recorded)
+        self.batch = batch and recorder is None
+        # False (trace replay): when no node passes, the vectorised filters' verdicts
+        # give each node its status (the first plugin that rejects it, without that
+        # plugin's reasons) instead of every filter again per node
+        self.exact_diagnosis = True
         # recording filter calls is switched off while PostFilter simulates evictions
         self._record_filters = True
-        # plugins enabled by the configuration but absent from the registry (arriving later)
+        # plugins enabled by the configuration but absent from the registry
         self.missing_plugins: list[str] = []
         self.plugins: dict[str, Any] = {}
 
         needed: list[str] = []
-        for point in _POINT_METHODS:
+        for point in POINT_METHODS:
             for ref in profile.enabled(point):
                 if ref.name not in needed:
                     needed.append(ref.name)
@@ -142,7 +154,7 @@ class Framework:
             out = []
             for ref in profile.enabled(p):
                 inst = self.plugins.get(ref.name)
-                if inst is not None and callable(getattr(inst, _POINT_METHODS[p], None)):
+                if inst is not None and callable(getattr(inst, POINT_METHODS[p], None)):
                     out.append((ref.name, inst))
             return out
 
@@ -151,9 +163,9 @@ class Framework:
         self.queue_sort_plugin = qs[0][1] if qs else None
         self.pre_filter_plugins = point("preFilter")
         self.filter_plugins = point("filter")
-        # (name, bound filter method, bound filter_batch or None)
-        self._filters: list[tuple[str, Callable[..., Any], Callable[..., Any] | None]] = [
-            (n, p.filter, getattr(p, "filter_batch", None)) for n, p in self.filter_plugins
+        self._filters: list[_Filter] = [
+            (n, p.filter, p.filter_batch if isinstance(p, BatchFilterPlugin) else None)
+            for n, p in self.filter_plugins
         ]
         self.post_filter_plugins = point("postFilter")
         self.pre_score_plugins = point("preScore")
@@ -161,11 +173,39 @@ class Framework:
         self.score_plugins: list[tuple[str, Any, int]] = [
             (n, p, weights.get(n) or 1) for n, p in point("score")
         ]
+        self._score_batch: dict[str, Callable[..., Any]] = {
+            n: p.score_batch for n, p, _ in self.score_plugins if isinstance(p, BatchScorePlugin)
+        }
+        # score extensions' types → whether they offer normalize_score_batch
+        self._batch_ext: dict[type, bool] = {}
         self.reserve_plugins = point("reserve")
         self.permit_plugins = point("permit")
         self.pre_bind_plugins = point("preBind")
         self.bind_plugins = point("bind")
         self.post_bind_plugins = point("postBind")
+
+    # -- the hook every plugin call goes through ------------------------------------
+    def _call(
+        self, point: str, pod: Pod, node: str, name: str, method: Callable[..., Any], *args: Any
+    ) -> tuple[Status | None, Any]:
+        """Call one plugin at one point: (status, what else it answered), recorded.
+
+        An exception becomes an ERROR status naming the plugin.
+        """
+        answer, detail, finish = POINTS[point]
+        try:
+            s, extra = answer(method(*args))
+        except Exception as exc:
+            s, extra = plugin_error(exc, name), None
+        if finish is not None and s is not None and s.code != Code.SUCCESS:
+            s = finish(s, name)
+        rec = self.recorder
+        if rec is not None:
+            v = status_value(s)
+            if detail is not None:
+                detail(v, s, extra)
+            rec.record(pod.key, point, node, name, v)
+        return s, extra
 
     # -- small queries ----------------------------------------------------------
     def has_filter_plugins(self) -> bool:
@@ -185,14 +225,8 @@ class Framework:
     # -- PreEnqueue -------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
         """The first non-success status (the gating plugin), or None."""
-        rec = self.recorder
         for name, pl in self.pre_enqueue_plugins:
-            try:
-                s = pl.pre_enqueue(pod)
-            except Exception as exc:
-                s = _error(exc, name)
-            if rec is not None:
-                rec.record(pod.key, "preEnqueue", "", name, status_value(s))
+            s, _ = self._call("preEnqueue", pod, "", name, pl.pre_enqueue, pod)
             if s is not None and s.code != Code.SUCCESS:
                 return s.with_plugin(name)
         return None
@@ -213,18 +247,9 @@ class Framework:
         result: PreFilterResult | None = None
         plugins_with_nodes: set[str] = set()
         return_status: Status | None = None
-        rec = self.recorder
         try:
             for name, pl in self.pre_filter_plugins:
-                try:
-                    r, s = pl.pre_filter(state, pod, nodes)
-                except Exception as exc:
-                    r, s = None, _error(exc, name)
-                if rec is not None:
-                    v = status_value(s)
-                    if r is not None and r.node_names is not None and not (s and s.is_skip()):
-                        v["nodeNames"] = sorted(r.node_names)
-                    rec.record(pod.key, "preFilter", "", name, v)
+                s, r = self._call("preFilter", pod, "", name, pl.pre_filter, state, pod, nodes)
                 if s is not None and s.code == Code.SKIP:
                     skip.add(name)
                     continue
@@ -235,27 +260,12 @@ class Framework:
                     if s.code == Code.UNSCHEDULABLE:
                         return_status = s
                         continue
-                    return (
-                        None,
-                        _wrap(s, 'running PreFilter plugin "{plugin}": {msg}', name),
-                        set(),
-                    )
+                    return None, wrap(s, 'running PreFilter plugin "{plugin}": {msg}', name), set()
                 if r is not None and r.node_names is not None:
                     plugins_with_nodes.add(name)
                     result = r if result is None else result.merge(r)
                     if not result.node_names:
-                        names = sorted(plugins_with_nodes)
-                        if len(names) == 1:
-                            msg = f"node(s) didn't satisfy plugin {names[0]}"
-                        else:
-                            msg = (
-                                f"node(s) didn't satisfy plugin(s) {go_list(names)} simultaneously"
-                            )
-                        return (
-                            result,
-                            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg),
-                            plugins_with_nodes,
-                        )
+                        return result, no_node_satisfies(plugins_with_nodes), plugins_with_nodes
             return result, return_status, plugins_with_nodes
         finally:
             state.skip_filter_plugins = skip
@@ -294,20 +304,15 @@ class Framework:
                     continue
                 s = getattr(ext, method)(state, pod_to_schedule, other, node_info)
             except Exception as exc:
-                s = _error(exc, name)
+                s = plugin_error(exc, name)
             if s is not None and s.code != Code.SUCCESS:
-                return Status(
-                    Code.ERROR,
-                    f'running {upstream_name} on PreFilter plugin "{name}": {s.message()}',
-                    plugin=name,
-                    error=s.error,
+                return wrap(
+                    s, f'running {upstream_name} on PreFilter plugin "{{plugin}}": {{msg}}', name
                 )
         return None
 
     # -- Filter -----------------------------------------------------------------
-    def active_filters(
-        self, state: CycleState
-    ) -> list[tuple[str, Callable[..., Any], Callable[..., Any] | None]]:
+    def active_filters(self, state: CycleState) -> list[_Filter]:
         """Filter plugins not skipped by their PreFilter in this cycle (cached in the state)."""
         active = state.get(_ACTIVE_FILTERS)
         if active is None:
@@ -317,58 +322,32 @@ class Framework:
         return active
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Upstream ``RunFilterPlugins``: the first rejection, in plugin order."""
-        if self.recorder is not None and self._record_filters:
-            return self._run_filter_plugins_explained(state, pod, node_info)
-        for name, filt, _ in self.active_filters(state):
-            try:
-                s = filt(state, pod, node_info)
-            except Exception as exc:
-                return Status(
-                    Code.ERROR,
-                    f'running "{name}" filter plugin: {type(exc).__name__}: {exc}',
-                    plugin=name,
-                    error=exc,
-                )
-            if s is not None and s.code != Code.SUCCESS:
-                if s.code not in (
-                    Code.UNSCHEDULABLE,
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                    Code.PENDING,
-                ):
-                    return _wrap(s, 'running "{plugin}" filter plugin: {msg}', name)
-                s.plugin = name
-                return s
-        return None
+        """Upstream ``RunFilterPlugins``: the first rejection, in plugin order.
 
-    def _run_filter_plugins_explained(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
+        When explaining, every filter runs (beyond upstream) and is recorded;
+        the first rejection still decides.
+        """
+        return self._filter_node(state, pod, node_info, self.active_filters(state))
+
+    def _filter_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
     ) -> Status | None:
-        """Every filter runs (beyond upstream) and is recorded; the first rejection decides."""
+        every = self.recorder is not None and self._record_filters
+        if not every:
+            # not recorded: the hook's conversion inline (the hot path), stopping at the first no
+            for name, filt, _ in filters:
+                try:
+                    s = filt(state, pod, node_info)
+                except Exception as exc:
+                    s = plugin_error(exc, name)
+                if s is not None and s.code != Code.SUCCESS:
+                    return filter_status(s, name)
+            return None
         first: Status | None = None
-        rec = self.recorder
-        assert rec is not None
         node = node_info.name
-        for name, filt, _ in self.active_filters(state):
-            try:
-                s = filt(state, pod, node_info)
-            except Exception as exc:
-                s = Status(
-                    Code.ERROR,
-                    f'running "{name}" filter plugin: {type(exc).__name__}: {exc}',
-                    plugin=name,
-                    error=exc,
-                )
-            rec.record(pod.key, "filter", node, name, status_value(s))
+        for name, filt, _ in filters:
+            s, _ = self._call("filter", pod, node, name, filt, state, pod, node_info)
             if s is not None and s.code != Code.SUCCESS and first is None:
-                if s.code not in (
-                    Code.UNSCHEDULABLE,
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                    Code.PENDING,
-                    Code.ERROR,
-                ):
-                    s = _wrap(s, 'running "{plugin}" filter plugin: {msg}', name)
-                s.plugin = name
                 first = s
         return first
 
@@ -381,9 +360,16 @@ class Framework:
         room opened for them); if it passes and pods were added, pass two runs
         without them (filters such as pod affinity may depend on their absence).
         """
+        return self._filter_node_with_nominated_pods(
+            state, pod, node_info, self.active_filters(state)
+        )
+
+    def _filter_node_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+    ) -> Status | None:
         nominated = self.handle.nominated_pods_for_node(node_info.name)
         if not nominated:
-            return self.run_filter_plugins(state, pod, node_info)
+            return self._filter_node(state, pod, node_info, filters)
         state_out: CycleState | None = None
         info_out: NodeInfo | None = None
         prio = pod.priority
@@ -398,12 +384,140 @@ class Framework:
                 if s is not None and s.code != Code.SUCCESS:
                     return s
         if info_out is None:
-            return self.run_filter_plugins(state, pod, node_info)
+            return self._filter_node(state, pod, node_info, filters)
         assert state_out is not None
-        s = self.run_filter_plugins(state_out, pod, info_out)
+        s = self._filter_node(state_out, pod, info_out, self.active_filters(state_out))
         if s is not None and s.code != Code.SUCCESS:
             return s
-        return self.run_filter_plugins(state, pod, node_info)
+        return self._filter_node(state, pod, node_info, filters)
+
+    def find_nodes_that_pass_filters(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], start: int, to_find: int
+    ) -> FilterPass:
+        """Upstream ``findNodesThatPassFilters``' loop, from ``nodes[start]`` round the list.
+
+        The search ends when ``to_find`` nodes pass (when explaining, the rest
+        are still run and recorded, not decided on).  Vectorised filters, when
+        used, first narrow the candidates to the nodes they all pass; the
+        other filters (every filter, on nodes with nominated pods) then run per
+        node.  When no candidate passes, the per-node run over every node
+        gives each node its exact status.
+        """
+        n = len(nodes)
+        active = self.active_filters(state)
+        vectorised = [(name, fb) for name, _, fb in active if fb is not None] if self.batch else []
+        if vectorised:
+            found = self._pass_vectorised(state, pod, nodes, start, to_find, active, vectorised)
+            if found.error is not None or found.feasible:
+                return found
+            if not self.exact_diagnosis:
+                quick = self._diagnose_vectorised(state, pod, nodes, active)
+                if quick is not None:
+                    return quick
+        return self._pass_per_node(
+            state, pod, nodes, range(start, start + n), start, to_find, active
+        )
+
+    def _diagnose_vectorised(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> FilterPass | None:
+        """Every node rejected by its first vectorised filter (None unless all filters are)."""
+        if any(fb is None for _, _, fb in active) or self.handle.has_nominated_pods():
+            return None
+        undecided = np.ones(len(nodes), dtype=bool)
+        rejected: list[tuple[str, Status]] = []
+        for name, _, fb in active:
+            failed = undecided & ~fb(state, pod, nodes)
+            if failed.any():
+                s = Status(Code.UNSCHEDULABLE, f"node(s) didn't satisfy plugin {name}", plugin=name)
+                rejected.extend((nodes[j].name, s) for j in np.flatnonzero(failed).tolist())
+                undecided &= ~failed
+        if undecided.any():
+            return None
+        return FilterPass([], len(nodes), rejected)
+
+    def _pass_vectorised(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        start: int,
+        to_find: int,
+        active: list[_Filter],
+        vectorised: list[tuple[str, Callable[..., Any]]],
+    ) -> FilterPass:
+        n = len(nodes)
+        mask: np.ndarray | None = None
+        for name, fb in vectorised:
+            try:
+                m = fb(state, pod, nodes)
+            except Exception as exc:
+                return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
+            mask = m if mask is None else (mask & m)
+        idx = np.flatnonzero(mask)
+        if start:
+            cut = int(np.searchsorted(idx, start))
+            idx = np.concatenate((idx[cut:], idx[:cut]))
+        rest = [f for f in active if f[2] is None]
+        if not rest and not self.handle.has_nominated_pods():
+            # every filter decided at once: the first to_find survivors
+            chosen = idx[:to_find].tolist()
+            feasible = [nodes[j] for j in chosen]
+            if len(chosen) >= to_find:
+                return FilterPass(feasible, ((chosen[-1] - start) % n) + 1)
+            return FilterPass(feasible, n)
+        found = self._pass_per_node(state, pod, nodes, idx.tolist(), start, to_find, rest)
+        if found.error is not None:
+            found.examined = 0
+        return found
+
+    def _pass_per_node(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        order: Sequence[int],
+        start: int,
+        to_find: int,
+        filters: list[_Filter],
+    ) -> FilterPass:
+        """The one per-node loop over the positions ``order`` (taken modulo ``len(nodes)``).
+
+        Nodes with nominated pods run every active filter, with upstream's
+        two passes; the others run ``filters``.
+        """
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[str, Status]] = []
+        examined = n
+        explain = self.recorder is not None
+        done = False
+        nominated = (
+            self.handle.nominated_pods_for_node if self.handle.has_nominated_pods() else None
+        )
+        active = self.active_filters(state)
+        for k in order:
+            j = k % n
+            ni = nodes[j]
+            if nominated is not None and nominated(ni.name):
+                s = self._filter_node_with_nominated_pods(state, pod, ni, active)
+            else:
+                s = self._filter_node(state, pod, ni, filters)
+            if done:
+                # explaining only: nodes past the cut-off are recorded, not decided on
+                continue
+            if s is None or s.code == Code.SUCCESS:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    examined = ((j - start) % n) + 1
+                    if not explain:
+                        break
+                    done = True
+            elif s.code == Code.ERROR:
+                return FilterPass([], ((j - start) % n) + 1, rejected, s)
+            else:
+                rejected.append((ni.name, s))
+        return FilterPass(feasible, examined, rejected)
 
     # -- PostFilter -------------------------------------------------------------
     def run_post_filter_plugins(
@@ -419,32 +533,18 @@ class Framework:
         result: PostFilterResult | None = None
         reasons: list[str] = []
         rejector = ""
-        rec = self.recorder
         self._record_filters = False
         try:
             for name, pl in self.post_filter_plugins:
-                try:
-                    r, s = pl.post_filter(state, pod, filtered)
-                except Exception as exc:
-                    r, s = None, _error(exc, name)
-                if rec is not None:
-                    v = status_value(s)
-                    if r is not None and r.nominating_info is not None:
-                        v["nominatedNode"] = r.nominating_info.nominated_node_name
-                    if r is not None and r.victims:
-                        v["victims"] = [p.key for p in r.victims]
-                    rec.record(pod.key, "postFilter", "", name, v)
+                s, r = self._call("postFilter", pod, "", name, pl.post_filter, state, pod, filtered)
                 if s is None or s.code == Code.SUCCESS:
                     return r, s if s is not None else Status(Code.SUCCESS, plugin=name)
                 if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                     return r, s.with_plugin(name)
                 if s.code not in (Code.UNSCHEDULABLE, Code.PENDING):
                     return None, Status(Code.ERROR, *s.reasons, plugin=name, error=s.error)
-                if (
-                    r is not None
-                    and r.nominating_info is not None
-                    and (r.nominating_info.mode != "Noop")
-                ):
+                info = r.nominating_info if r is not None else None
+                if info is not None and info.mode != "Noop":
                     result = r
                 reasons.extend(s.reasons)
                 if not rejector:
@@ -458,170 +558,155 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
         skip: set[str] = set()
-        rec = self.recorder
         try:
             for name, pl in self.pre_score_plugins:
-                try:
-                    s = pl.pre_score(state, pod, nodes)
-                except Exception as exc:
-                    s = _error(exc, name)
-                if rec is not None:
-                    rec.record(pod.key, "preScore", "", name, status_value(s))
+                s, _ = self._call("preScore", pod, "", name, pl.pre_score, state, pod, nodes)
                 if s is not None and s.code == Code.SKIP:
                     skip.add(name)
                     continue
                 if s is not None and s.code != Code.SUCCESS:
-                    return _wrap(s, 'running PreScore plugin "{plugin}": {msg}', name)
+                    return wrap(s, 'running PreScore plugin "{plugin}": {msg}', name)
             return None
         finally:
             state.skip_score_plugins = skip
 
     def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], *, batch: bool = True
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        *,
+        batch: bool | None = None,
     ) -> tuple[ScoreResult | None, Status | None]:
         """Raw scores, NormalizeScore, weights and totals (upstream ``RunScorePlugins``).
 
-        A plugin's ``score_batch`` is used when ``batch`` (never when explaining
-        per node would differ: both must agree exactly).  A score outside
-        [0, 100] after normalizing is an error, as upstream.
+        Vectorised methods are used when ``batch`` (default: the framework's
+        choice).  A score outside [0, 100] after normalizing is an error, as
+        upstream.
         """
-        n = len(nodes)
-        res = ScoreResult(n)
+        if batch is None:
+            batch = self.batch
+        res = ScoreResult(len(nodes))
         skip = state.skip_score_plugins
-        rec = self.recorder
-        explain = rec is not None
+        explain = self.recorder is not None
         for name, pl, weight in self.score_plugins:
             if name in skip:
                 continue
-            # raw scores
-            raw: np.ndarray
-            try:
-                sb = getattr(pl, "score_batch", None) if batch else None
-                if sb is not None:
-                    raw = np.asarray(sb(state, pod, nodes), dtype=np.int64)
-                else:
-                    raw = np.empty(n, dtype=np.int64)
-                    score = pl.score
-                    for i, ni in enumerate(nodes):
-                        v = score(state, pod, ni)
-                        if isinstance(v, Status):
-                            if v.code == Code.SUCCESS:
-                                v = 0
-                            else:
-                                return None, Status(
-                                    Code.ERROR,
-                                    f'running Score plugins: plugin "{name}" failed with: '
-                                    f"{v.message()}",
-                                    plugin=name,
-                                    error=v.error,
-                                )
-                        raw[i] = v
-            except Exception as exc:
-                return None, Status(
-                    Code.ERROR,
-                    f'running Score plugins: plugin "{name}" failed with: '
-                    f"{type(exc).__name__}: {exc}",
-                    plugin=name,
-                    error=exc,
-                )
-            # normalize
-            norm = raw
-            try:
-                ext = pl.score_extensions()
-                if ext is not None:
-                    nb = getattr(ext, "normalize_score_batch", None) if batch else None
-                    if nb is not None:
-                        norm = raw.copy()
-                        out = nb(state, pod, norm)
-                        if isinstance(out, Status):
-                            s: Status | None = out
-                        else:
-                            s = None
-                            if out is not None:
-                                norm = np.asarray(out, dtype=np.int64)
-                    else:
-                        scores = [
-                            NodeScore(ni.name, int(v)) for ni, v in zip(nodes, raw, strict=True)
-                        ]
-                        s = ext.normalize_score(state, pod, scores)
-                        norm = np.fromiter((x.score for x in scores), dtype=np.int64, count=n)
-                    if s is not None and s.code != Code.SUCCESS:
-                        return None, Status(
-                            Code.ERROR,
-                            f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                            f"{s.message()}",
-                            plugin=name,
-                            error=s.error,
-                        )
-            except Exception as exc:
-                return None, Status(
-                    Code.ERROR,
-                    f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                    f"{type(exc).__name__}: {exc}",
-                    plugin=name,
-                    error=exc,
-                )
-            if n and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < MIN_NODE_SCORE):
-                bad = int(norm.max()) if int(norm.max()) > MAX_NODE_SCORE else int(norm.min())
-                return None, Status(
-                    Code.ERROR,
-                    "applying score defaultWeights on Score plugins: "
-                    f'plugin "{name}" returns an invalid score {bad}, it should in the range of '
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                    plugin=name,
-                )
+            raw, s = self._score_raw(state, pod, nodes, name, pl, batch)
+            if s is not None:
+                return None, s
+            norm, s = self._score_normalized(state, pod, nodes, name, pl, raw, batch)
+            if s is not None:
+                return None, s
+            if len(nodes):
+                hi, lo = int(norm.max()), int(norm.min())
+                if hi > MAX_NODE_SCORE or lo < MIN_NODE_SCORE:
+                    return None, invalid_score(name, hi if hi > MAX_NODE_SCORE else lo)
             res.totals += norm * weight
             if explain:
                 res.plugins.append(name)
                 res.raw[name] = raw
                 res.normalized[name] = norm
                 res.weights[name] = weight
-        if rec is not None:
-            for name in res.plugins:
-                w = res.weights[name]
-                raw, norm = res.raw[name], res.normalized[name]
-                for i, ni in enumerate(nodes):
-                    rec.record(
-                        pod.key,
-                        "score",
-                        ni.name,
-                        name,
-                        {
-                            "raw": int(raw[i]),
-                            "normalized": int(norm[i]),
-                            "weighted": int(norm[i]) * w,
-                        },
-                    )
+        if explain:
+            self._record_scores(pod, nodes, res)
         return res, None
+
+    def _score_raw(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        name: str,
+        pl: Any,
+        batch: bool,
+    ) -> tuple[np.ndarray, Status | None]:
+        """One plugin's raw scores of ``nodes``, or the error it failed with."""
+        vectorised = self._score_batch.get(name) if batch else None
+        try:
+            if vectorised is not None:
+                return np.asarray(vectorised(state, pod, nodes), dtype=np.int64), None
+            score = pl.score
+            values = [score(state, pod, ni) for ni in nodes]
+            try:
+                return np.array(values, dtype=np.int64), None
+            except TypeError:
+                # a Status among the values: Success counts as 0, anything else fails
+                for k, v in enumerate(values):
+                    if isinstance(v, Status):
+                        if v.code != Code.SUCCESS:
+                            return _EMPTY, score_failed("running Score plugins", name, v)
+                        values[k] = 0
+                return np.array(values, dtype=np.int64), None
+        except Exception as exc:
+            return _EMPTY, score_failed("running Score plugins", name, plugin_error(exc, name))
+
+    def _score_normalized(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        name: str,
+        pl: Any,
+        raw: np.ndarray,
+        batch: bool,
+    ) -> tuple[np.ndarray, Status | None]:
+        """One plugin's NormalizeScore over its raw scores (``raw`` itself without one)."""
+        try:
+            ext = pl.score_extensions()
+            if ext is None:
+                return raw, None
+            if batch and self._offers_batch_normalize(ext):
+                norm = raw.copy()
+                out = ext.normalize_score_batch(state, pod, norm)
+                if isinstance(out, Status):
+                    s: Status | None = out
+                else:
+                    s = None
+                    if out is not None:
+                        norm = np.asarray(out, dtype=np.int64)
+            else:
+                scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw.tolist(), strict=True)]
+                s = ext.normalize_score(state, pod, scores)
+                norm = np.fromiter((x.score for x in scores), dtype=np.int64, count=len(scores))
+        except Exception as exc:
+            s = plugin_error(exc, name)
+        if s is not None and s.code != Code.SUCCESS:
+            return _EMPTY, score_failed("running Normalize on Score plugins", name, s)
+        return norm, None
+
+    def _offers_batch_normalize(self, ext: Any) -> bool:
+        kind = type(ext)
+        known = self._batch_ext.get(kind)
+        if known is None:
+            known = self._batch_ext[kind] = isinstance(ext, BatchScoreExtensions)
+        return known
+
+    def _record_scores(self, pod: Pod, nodes: Sequence[NodeInfo], res: ScoreResult) -> None:
+        rec = self.recorder
+        assert rec is not None
+        for name in res.plugins:
+            w = res.weights[name]
+            raw, norm = res.raw[name].tolist(), res.normalized[name].tolist()
+            for i, ni in enumerate(nodes):
+                value = {"raw": raw[i], "normalized": norm[i], "weighted": norm[i] * w}
+                rec.record(pod.key, "score", ni.name, name, value)
 
     # -- Reserve / Permit ---------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:
-        rec = self.recorder
         for name, pl in self.reserve_plugins:
-            try:
-                s = pl.reserve(state, pod, node)
-            except Exception as exc:
-                s = _error(exc, name)
-            if rec is not None:
-                rec.record(pod.key, "reserve", node, name, status_value(s))
+            s, _ = self._call("reserve", pod, node, name, pl.reserve, state, pod, node)
             if s is not None and s.code != Code.SUCCESS:
                 if s.is_rejected():
                     s.plugin = name
                     return s
-                return _wrap(s, 'running Reserve plugin "{plugin}": {msg}', name)
+                return wrap(s, 'running Reserve plugin "{plugin}": {msg}', name)
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         """Unreserve in the reverse order of Reserve; failures cannot be reported."""
-        rec = self.recorder
         for name, pl in reversed(self.reserve_plugins):
-            try:
-                pl.unreserve(state, pod, node)
-                v: Any = {"code": "Success", "reasons": []}
-            except Exception as exc:
-                v = status_value(_error(exc, name))
-            if rec is not None:
-                rec.record(pod.key, "unreserve", node, name, v)
+            self._call("unreserve", pod, node, name, pl.unreserve, state, pod, node)
 
     def run_permit_plugins(
         self, state: CycleState, pod: Pod, node: str
@@ -629,17 +714,8 @@ class Framework:
         """(status, plugin → wait timeout); WAIT when a plugin waits and none rejects."""
         waits: dict[str, float] = {}
         wait_status: Status | None = None
-        rec = self.recorder
         for name, pl in self.permit_plugins:
-            try:
-                s, timeout = pl.permit(state, pod, node)
-            except Exception as exc:
-                s, timeout = _error(exc, name), 0.0
-            if rec is not None:
-                v = status_value(s)
-                if s is not None and s.code == Code.WAIT:
-                    v["timeout"] = go_duration(min(float(timeout), MAX_PERMIT_TIMEOUT))
-                rec.record(pod.key, "permit", node, name, v)
+            s, timeout = self._call("permit", pod, node, name, pl.permit, state, pod, node)
             if s is None or s.code == Code.SUCCESS:
                 continue
             if s.is_rejected():
@@ -648,7 +724,7 @@ class Framework:
                 waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
                 wait_status = s
                 continue
-            return _wrap(s, 'running Permit plugin "{plugin}": {msg}', name), {}
+            return wrap(s, 'running Permit plugin "{plugin}": {msg}', name), {}
         if wait_status is not None:
             return (
                 Status(
@@ -663,56 +739,35 @@ class Framework:
 
     # -- binding cycle ------------------------------------------------------------
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
-        rec = self.recorder
         for name, pl in self.pre_bind_plugins:
-            try:
-                s = pl.pre_bind(state, pod, node)
-            except Exception as exc:
-                s = _error(exc, name)
-            if rec is not None:
-                rec.record(pod.key, "preBind", node, name, status_value(s))
+            s, _ = self._call("preBind", pod, node, name, pl.pre_bind, state, pod, node)
             if s is not None and s.code not in (Code.SUCCESS, Code.SKIP):
                 if s.is_rejected():
                     s.plugin = name
                     return s
-                return _wrap(s, 'running PreBind plugin "{plugin}": {msg}', name)
+                return wrap(s, 'running PreBind plugin "{plugin}": {msg}', name)
         return None
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
         """The first binder that does not SKIP binds; SKIP from all (or no binder) is SKIP."""
         if not self.bind_plugins:
             return Status(Code.SKIP)
-        rec = self.recorder
         status: Status | None = None
         for name, pl in self.bind_plugins:
-            try:
-                status = pl.bind(state, pod, node)
-            except Exception as exc:
-                status = _error(exc, name)
-            if rec is not None:
-                rec.record(pod.key, "bind", node, name, status_value(status))
+            status, _ = self._call("bind", pod, node, name, pl.bind, state, pod, node)
             if status is not None and status.code == Code.SKIP:
                 continue
             if status is not None and status.code != Code.SUCCESS:
                 if status.is_rejected():
                     status.plugin = name
                     return status
-                return _wrap(status, 'running Bind plugin "{plugin}": {msg}', name)
+                return wrap(status, 'running Bind plugin "{plugin}": {msg}', name)
             return status
         return status
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> None:
-        rec = self.recorder
         for name, pl in self.post_bind_plugins:
-            try:
-                pl.post_bind(state, pod, node)
-                v: Any = {"code": "Success", "reasons": []}
-            except Exception as exc:
-                v = status_value(_error(exc, name))
-            if rec is not None:
-                rec.record(pod.key, "postBind", node, name, v)
+            self._call("postBind", pod, node, name, pl.post_bind, state, pod, node)
 
 
-def go_list(items: Sequence[str]) -> str:
-    """A string slice as Go's ``%v`` prints it: ``[A B]``."""
-    return "[" + " ".join(items) + "]"
+_EMPTY = np.zeros(0, dtype=np.int64)

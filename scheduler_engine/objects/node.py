@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InputError
-from .fielderror import FieldError
+from ..errors import FieldError, InputError
 from .pod import parse_resource_list
 from .resources import Resource
 from .taints import Taint, parse_taints

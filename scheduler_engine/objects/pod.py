@@ -15,9 +15,9 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from ..errors import FieldError as _FieldError
 from ..errors import InputError
 from ..quantity import QuantityError, milli_value, parse_quantity, value
-from .fielderror import FieldError as _FieldError
 from .resources import CPU, MEMORY, Resource
 from .selectors import (
     LabelSelector,
@@ -296,7 +296,7 @@ def pod_requests(spec: Mapping[str, Any]) -> dict[str, Fraction]:
     """Upstream ``PodRequests`` of a pod spec (sidecars, init containers,
     pod-level resources, overhead), limits copied into missing requests.
 
-    Raises :class:`~scheduler_engine.objects.fielderror.FieldError` naming the
+    Raises :class:`~scheduler_engine.errors.FieldError` naming the
     field of a malformed quantity or container.
     """
     return _pod_requests(spec, None)

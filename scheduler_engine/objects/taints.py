@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .fielderror import FieldError
+from ..errors import FieldError
 
 __all__ = [
     "NO_EXECUTE",

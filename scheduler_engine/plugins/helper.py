@@ -20,6 +20,7 @@ import numpy as np
 from ..framework.interfaces import NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.status import Status
+from ..gocompat import go_div
 from ..objects import Node, Taint
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,18 +32,11 @@ __all__ = [
     "NodeSignatures",
     "default_normalize_score",
     "default_normalize_scores_array",
-    "go_div",
     "signatures_for",
 ]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 SIGNATURES_KEY = "plugins.helper.NodeSignatures"
-
-
-def go_div(a: int, b: int) -> int:
-    """Integer division truncating toward zero, as Go's ``/`` on int64."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
 
 
 def default_normalize_score(

@@ -18,8 +18,9 @@ from ..framework.cycle_state import CycleState
 from ..framework.interfaces import MAX_NODE_SCORE, Handle
 from ..framework.node_info import ImageStateSummary, NodeInfo
 from ..framework.status import Status
+from ..gocompat import go_div
 from ..objects import Pod, normalized_image_name
-from .helper import go_div, signatures_for
+from .helper import signatures_for
 
 __all__ = [
     "MAX_CONTAINER_THRESHOLD",

@@ -33,7 +33,7 @@ from ..objects import Pod
 from ..plugins.gpupolicies.common import pod_shape
 from ..plugins.gpupolicies.fragmentation import TypicalPod, typical_pods
 from ..plugins.gpushare.resources import gpu_request
-from ..scheduler.schedule_one import Scheduler
+from ..scheduler.schedule_one import AttemptStatus, Scheduler
 from .metrics import GpuMetrics, curve, unallocated_at
 from .trace import Trace
 from .workload import clone_pod, inflate_workload
@@ -81,6 +81,7 @@ class _Run:
         for prof in config.profiles:
             handle = FrameworkHandle(self.ctx)
             fwk = Framework(prof, registry, handle)
+            fwk.exact_diagnosis = False
             handle.framework = fwk
             self.frameworks[prof.scheduler_name] = fwk
         self.sched = Scheduler(
@@ -88,7 +89,6 @@ class _Run:
             self.frameworks,
             percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
             node_rank=node_rank,
-            exact_diagnosis=False,
         )
         self.metrics = GpuMetrics(self.snapshot, typical)
         self.failures: Counter[str] = Counter()
@@ -101,10 +101,10 @@ class _Run:
             return False
         self.ctx.cluster.pods.append(pod)
         att = self.sched.schedule_one(fwk, pod)
-        if att.status == "Scheduled":
+        if att.status == AttemptStatus.SCHEDULED:
             return True
         self.ctx.cluster.pods.pop()
-        if att.status == "Error":
+        if att.status == AttemptStatus.ERROR:
             self.errors += 1
         msg = att.message or (att.fit_error.error() if att.fit_error is not None else "")
         self.failures[msg] += 1

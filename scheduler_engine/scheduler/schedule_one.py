@@ -7,30 +7,27 @@ PreScore/Score → select the host (ties broken by the seeded RNG) → assume �
 Reserve → Permit.  Binding cycle: PreBind → Bind → PostBind.  Every failure
 after assume unreserves and forgets the pod.
 
-Filtering has two paths that must decide identically:
-
-* the fast path (not explaining): each filter plugin's ``filter_batch`` over
-  the candidate nodes at once (plugins without it run per node on the
-  survivors), nodes with nominated pods re-checked per node with upstream's
-  two passes, the first ``numNodesToFind`` feasible nodes in rotated order
-  kept; when no node is feasible the diagnosis is recomputed per node so the
-  message is exact;
-* the per-node path (explaining, or batch unavailable): upstream's loop,
-  with every filter of every node recorded.
+The framework runtime runs the filters over the nodes
+(:meth:`~scheduler_engine.framework.runtime.Framework.find_nodes_that_pass_filters`)
+and decides between plugins' per-node and vectorised methods; this module
+keeps upstream's bookkeeping around it (the nominated node first, the
+rotating start index, the diagnosis).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState
 from ..framework.handle import SimulationContext, WaitingPod
 from ..framework.node_info import NodeInfo
-from ..framework.runtime import Framework, go_list
+from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..gocompat import go_list
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,6 +39,7 @@ __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "Attempt",
+    "AttemptStatus",
     "Scheduler",
     "num_feasible_nodes_to_find",
 ]
@@ -74,12 +72,21 @@ def num_feasible_nodes_to_find(
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class AttemptStatus(StrEnum):
+    """How one scheduling attempt ended."""
+
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+    ERROR = "Error"
+    # Permit asked to wait: the binding cycle continues when the pod is allowed
+    WAITING = "Waiting"
+
+
 @dataclass
 class Attempt:
     """The outcome of one scheduling attempt of one pod."""
 
-    # "Scheduled" | "Unschedulable" | "Error" | "Waiting"
-    status: str
+    status: AttemptStatus
     node: str | None = None
     message: str = ""
     fit_error: FitError | None = None
@@ -108,31 +115,24 @@ class Scheduler:
         *,
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
-        batch: bool = True,
         node_rank: np.ndarray | None = None,
-        exact_diagnosis: bool = True,
     ) -> None:
         self.ctx = ctx
         # ties among top-scored nodes go to the lowest rank (by NodeInfo.index) when
         # given, as the FGD simulator's scheduler does; uniformly at random otherwise
         self.node_rank = node_rank
-        # False: when no node fits, the batch filters' verdicts make the diagnosis
-        # (each node rejected by the first plugin that rejects it, without that
-        # plugin's reasons) instead of running every filter again per node
-        self.exact_diagnosis = exact_diagnosis
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
-        self.batch = batch and not explain
         self.next_start_node_index = 0
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
         """Scheduling cycle, then (unless Permit waits) the binding cycle."""
         self.ctx.current_pod = pod.key
-        state = CycleState(record=self.explain)
+        state = CycleState()
         att = self._scheduling_algorithm(fwk, state, pod)
-        if att.status != "Scheduled":
+        if att.status != AttemptStatus.SCHEDULED:
             return att
         host = att.node
         assert host is not None
@@ -150,7 +150,7 @@ class Scheduler:
         if s is not None and s.code == Code.WAIT:
             wp = WaitingPod(pod, waits, self.ctx.now())
             self.ctx.waiting[pod.uid] = wp
-            att.status = "Waiting"
+            att.status = AttemptStatus.WAITING
             att.waiting = wp
             att.state = state
             return att
@@ -170,12 +170,12 @@ class Scheduler:
         if s is not None and s.code != Code.SUCCESS:
             self._unreserve_and_forget(fwk, state, pod, host)
             att.forgotten = True
-            att.status = "Unschedulable" if s.is_rejected() else "Error"
+            att.status = AttemptStatus.UNSCHEDULABLE if s.is_rejected() else AttemptStatus.ERROR
             att.node = None
             att.message = s.message()
             return att
         fwk.run_post_bind_plugins(state, pod, host)
-        att.status = "Scheduled"
+        att.status = AttemptStatus.SCHEDULED
         return att
 
     def finish_waiting(self, fwk: Framework, att: Attempt) -> Attempt:
@@ -198,9 +198,9 @@ class Scheduler:
             fe = FitError(pod.key, 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = f"waiting on permit for pod: {s.message()}"
         att.node = None
         return att
@@ -215,9 +215,9 @@ class Scheduler:
             fe = FitError("", 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = s.message()
         att.nominated_node = ""
         return att
@@ -231,13 +231,17 @@ class Scheduler:
     def _scheduling_algorithm(self, fwk: Framework, state: CycleState, pod: Pod) -> Attempt:
         snapshot = self.ctx.snapshot
         if len(snapshot) == 0:
-            return Attempt("Unschedulable", message=ERR_NO_NODES_AVAILABLE, nominated_node="")
+            return Attempt(
+                AttemptStatus.UNSCHEDULABLE, message=ERR_NO_NODES_AVAILABLE, nominated_node=""
+            )
         feasible, diagnosis, err = self._find_nodes_that_fit_pod(fwk, state, pod)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         if not feasible:
             fe = FitError(pod.key, len(snapshot), diagnosis)
-            att = Attempt("Unschedulable", fit_error=fe, diagnosis=diagnosis)
+            att = Attempt(AttemptStatus.UNSCHEDULABLE, fit_error=fe, diagnosis=diagnosis)
             if not fwk.has_post_filter_plugins():
                 att.nominated_node = ""
                 att.message = fe.error()
@@ -251,7 +255,7 @@ class Scheduler:
         evaluated = len(feasible) + len(diagnosis.node_to_status)
         if len(feasible) == 1:
             return Attempt(
-                "Scheduled",
+                AttemptStatus.SCHEDULED,
                 node=feasible[0].name,
                 diagnosis=diagnosis,
                 evaluated_nodes=evaluated,
@@ -259,9 +263,11 @@ class Scheduler:
             )
         host, scores, err = self._prioritize_and_select(fwk, state, pod, feasible)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         return Attempt(
-            "Scheduled",
+            AttemptStatus.SCHEDULED,
             node=host,
             diagnosis=diagnosis,
             scores=scores,
@@ -361,166 +367,14 @@ class Scheduler:
         if not fwk.has_filter_plugins():
             k = min(to_find, n)
             return [nodes[(start + i) % n] for i in range(k)], k, None
-        if self.batch:
-            fast = self._pass_filters_batch(fwk, state, pod, nodes, to_find, start)
-            if fast is not None:
-                feasible, examined, err = fast
-                if err is not None:
-                    return [], examined, err
-                if feasible:
-                    return feasible, examined, None
-                if not self.exact_diagnosis and self._diagnose_from_batch(
-                    fwk, state, pod, diagnosis, nodes
-                ):
-                    return [], n, None
-                # nothing fits: recompute per node for the exact diagnosis
-        return self._pass_filters_per_node(fwk, state, pod, diagnosis, nodes, to_find, start)
-
-    def _diagnose_from_batch(
-        self,
-        fwk: Framework,
-        state: CycleState,
-        pod: Pod,
-        diagnosis: Diagnosis,
-        nodes: list[NodeInfo],
-    ) -> bool:
-        """Fill the diagnosis from each batch filter's verdicts (False if a filter has no batch)."""
-        active = fwk.active_filters(state)
-        if any(fb is None for _, _, fb in active) or self.ctx.nominated:
-            return False
-        undecided = np.ones(len(nodes), dtype=bool)
+        found = fwk.find_nodes_that_pass_filters(state, pod, nodes, start, to_find)
         statuses = diagnosis.node_to_status.statuses
-        for name, _, fb in active:
-            failed = undecided & ~fb(state, pod, nodes)
-            if failed.any():
-                s = Status(Code.UNSCHEDULABLE, f"node(s) didn't satisfy plugin {name}", plugin=name)
-                for j in np.flatnonzero(failed).tolist():
-                    statuses[nodes[j].name] = s
-                diagnosis.add_plugin_status(s)
-                undecided &= ~failed
-        return not undecided.any()
-
-    def _pass_filters_per_node(
-        self,
-        fwk: Framework,
-        state: CycleState,
-        pod: Pod,
-        diagnosis: Diagnosis,
-        nodes: list[NodeInfo],
-        to_find: int,
-        start: int,
-    ) -> tuple[list[NodeInfo], int, Status | None]:
-        n = len(nodes)
-        feasible: list[NodeInfo] = []
-        examined = n
-        statuses = diagnosis.node_to_status.statuses
-        check = fwk.run_filter_plugins_with_nominated_pods
-        explain = self.explain
-        done = False
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            s = check(state, pod, ni)
-            if done:
-                # explaining only: nodes past the cut-off are recorded, not decided on
-                continue
-            if s is None or s.code == Code.SUCCESS:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    examined = i + 1
-                    if not explain:
-                        break
-                    done = True
-            elif s.code == Code.ERROR:
-                return [], i + 1, s
-            else:
-                statuses[ni.name] = s
-                diagnosis.add_plugin_status(s)
-        return feasible, examined, None
-
-    def _pass_filters_batch(
-        self,
-        fwk: Framework,
-        state: CycleState,
-        pod: Pod,
-        nodes: list[NodeInfo],
-        to_find: int,
-        start: int,
-    ) -> tuple[list[NodeInfo], int, Status | None] | None:
-        """(feasible nodes, nodes processed, error) or None when no plugin offers a batch."""
-        active = fwk.active_filters(state)
-        batch = [(name, fb) for name, _, fb in active if fb is not None]
-        if not batch:
-            return None
-        rest = [(name, f) for name, f, fb in active if fb is None]
-        n = len(nodes)
-        mask: np.ndarray | None = None
-        for name, fb in batch:
-            try:
-                m = fb(state, pod, nodes)
-            except Exception as exc:
-                return (
-                    [],
-                    0,
-                    Status(
-                        Code.ERROR,
-                        f'running "{name}" filter plugin: {type(exc).__name__}: {exc}',
-                        plugin=name,
-                        error=exc,
-                    ),
-                )
-            mask = m if mask is None else (mask & m)
-        assert mask is not None
-        idx = np.flatnonzero(mask)
-        if start:
-            cut = int(np.searchsorted(idx, start))
-            order = np.concatenate((idx[cut:], idx[:cut]))
-        else:
-            order = idx
-        nominated = self.ctx.nominated
-        if not rest and not nominated:
-            # every filter decided in the batch: the first to_find survivors, no Python loop
-            chosen = order[:to_find].tolist()
-            feasible_fast = [nodes[j] for j in chosen]
-            if len(chosen) >= to_find:
-                return feasible_fast, ((chosen[-1] - start) % n) + 1, None
-            return feasible_fast, n, None
-        feasible: list[NodeInfo] = []
-        last = -1
-        for j in order.tolist():
-            ni = nodes[j]
-            if nominated and ni.name in nominated:
-                s = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-            elif rest:
-                s = None
-                for name, f in rest:
-                    try:
-                        s = f(state, pod, ni)
-                    except Exception as exc:
-                        s = Status(Code.ERROR, f"{type(exc).__name__}: {exc}", plugin=name)
-                    if s is not None and s.code != Code.SUCCESS:
-                        if not s.is_rejected():
-                            return (
-                                [],
-                                0,
-                                Status(
-                                    Code.ERROR,
-                                    f'running "{name}" filter plugin: {s.message()}',
-                                    plugin=name,
-                                    error=s.error,
-                                ),
-                            )
-                        break
-            else:
-                s = None
-            if s is None or s.code == Code.SUCCESS:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    last = j
-                    break
-            elif s.code == Code.ERROR:
-                return [], 0, s
-        processed = n if last < 0 else ((last - start) % n) + 1
-        return feasible, processed, None
+        for name, s in found.rejected:
+            statuses[name] = s
+            diagnosis.add_plugin_status(s)
+        if found.error is not None:
+            return [], found.examined, found.error
+        return found.feasible, found.examined, None
 
     # -- scoring --------------------------------------------------------------------------
     def _prioritize_and_select(
@@ -532,7 +386,7 @@ class Scheduler:
             s = fwk.run_pre_score_plugins(state, pod, feasible)
             if s is not None and s.code != Code.SUCCESS:
                 return "", None, s
-            res, s = fwk.run_score_plugins(state, pod, feasible, batch=self.batch)
+            res, s = fwk.run_score_plugins(state, pod, feasible)
             if s is not None:
                 return "", None, s
             assert res is not None
@@ -559,7 +413,3 @@ def pod_volume_claims(pod: Pod) -> list[str]:
         if isinstance(v, dict) and v.get("ephemeral") is not None:
             out.append(f"{pod.name}-{v.get('name')}")
     return out
-
-
-def describe(value: Any) -> str:  # pragma: no cover - debugging aid
-    return repr(value)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dashboard.cluster.kinds import _ceil
 from dashboard.cluster.kube.client import loads
-from scheduler_engine.objects.fielderror import FieldError
+from scheduler_engine.errors import FieldError
 from scheduler_engine.objects.pod import pod_requests
 from scheduler_engine.quantity import milli_value, value
 

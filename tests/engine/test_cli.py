@@ -92,7 +92,9 @@ def test_result_document_shape_and_queue_order(tmp_path):
         "message",
         "nominatedNode",
         "victims",
+        "events",
     }
+    assert set(doc) == {"results", "events", "summary"}
     assert doc["summary"]["counts"]["Scheduled"] == 2
 
 

@@ -44,13 +44,15 @@ def test_dra_allocation_is_reported(results):
     assert r["status"] == "Scheduled"
     [alloc] = r["allocations"]
     assert alloc["allocatedNow"] is True
-    assert alloc["allocation"]["devices"]["results"][0]["driver"] == "gpu.example.com"
+    assert alloc["allocation"]["devices"]["results"][0]["driver"] == "gpu.nvidia.com"
 
 
 def test_gated_and_foreign_pods(results):
+    queued = results["ml-training/queued-job-0"]
+    assert queued["status"] == "Skipped" and queued["events"] == []
+    assert queued["message"] == "Scheduling is blocked due to non-empty scheduling gates"
     assert (
-        results["ml-training/queued-job-0"]["message"]
-        == "waiting for scheduling gates: [kueue.x-k8s.io/admission]"
+        queued["preEnqueue"]["reason"] == "waiting for scheduling gates: [kueue.x-k8s.io/admission]"
     )
     assert results["batch/volcano-job-0"]["status"] == "Skipped"
 

@@ -12,8 +12,8 @@ from scheduler_engine.framework.interfaces import (
     PostFilterResult,
     PreFilterResult,
 )
-from scheduler_engine.framework.runtime import go_duration
 from scheduler_engine.framework.status import Code, Status
+from scheduler_engine.gocompat import go_duration
 from tests.engine.builders import make_node, make_pod
 from tests.engine.fakes import Fake, build_framework
 
@@ -348,3 +348,82 @@ def test_missing_plugins_are_listed_not_fatal():
 )
 def test_go_duration_prints_like_go(seconds, text):
     assert go_duration(seconds) == text
+
+
+@pytest.mark.parametrize(
+    "score, want",
+    [
+        # a Success status counts as 0, as upstream's per-node loop
+        (lambda s, p, ni: Status(Code.SUCCESS) if ni.name == "n1" else 9, ([9, 0, 9], None)),
+        (
+            lambda s, p, ni: Status(Code.ERROR, "bad") if ni.name == "n1" else 9,
+            (None, 'running Score plugins: plugin "A" failed with: bad'),
+        ),
+        (_raise, (None, 'running Score plugins: plugin "A" failed with: RuntimeError: boom')),
+        (lambda s, p, ni: -1, (None, "invalid score -1")),
+    ],
+    ids=["success-status-is-zero", "error-status", "exception", "below-range"],
+)
+def test_score_per_node_values_and_failures(score, want):
+    a = Fake("A", score=score, score_extensions=None)
+    fwk, ctx = build_framework({"score": [("A", 1)]}, [a], NODES)
+    res, s = fwk.run_score_plugins(CycleState(), POD, ctx.snapshot.node_info_list)
+    totals, message = want
+    if totals is not None:
+        assert s is None and res.totals.tolist() == totals
+    else:
+        assert res is None and s.code == Code.ERROR and s.plugin == "A"
+        assert message in s.message()
+
+
+def test_normalize_exception_names_the_plugin():
+    ext = Fake("ext", normalize_score=_raise)
+    a = Fake("A", score=1, score_extensions=ext)
+    fwk, ctx = build_framework({"score": [("A", 1)]}, [a], NODES)
+    _, s = fwk.run_score_plugins(CycleState(), POD, ctx.snapshot.node_info_list)
+    assert s.message() == (
+        'running Normalize on Score plugins: plugin "A" failed with: RuntimeError: boom'
+    )
+
+
+def test_vectorised_methods_are_found_by_their_protocols():
+    from scheduler_engine.framework.interfaces import (
+        BatchFilterPlugin,
+        BatchScoreExtensions,
+        BatchScorePlugin,
+    )
+
+    plain = Fake("A", filter=None, score=1, score_extensions=None)
+    batchy = Fake(
+        "B",
+        filter=None,
+        filter_batch=lambda s, p, nodes: np.ones(len(nodes), dtype=bool),
+        score=1,
+        score_batch=lambda s, p, nodes: np.ones(len(nodes), dtype=np.int64),
+        score_extensions=None,
+        normalize_score=None,
+        normalize_score_batch=None,
+    )
+    assert not isinstance(plain, BatchFilterPlugin | BatchScorePlugin)
+    assert isinstance(batchy, BatchFilterPlugin) and isinstance(batchy, BatchScorePlugin)
+    assert isinstance(batchy, BatchScoreExtensions)
+    fwk, ctx = build_framework(
+        {"filter": ["A", "B"], "score": [("A", 1), ("B", 1)]}, [plain, batchy], NODES
+    )
+    nodes = ctx.snapshot.node_info_list
+    found = fwk.find_nodes_that_pass_filters(CycleState(), POD, nodes, 1, 2)
+    assert [ni.name for ni in found.feasible] == ["n1", "n2"] and found.examined == 2
+    res, _ = fwk.run_score_plugins(CycleState(), POD, nodes)
+    assert res.totals.tolist() == [2, 2, 2]
+    assert [c for c, _ in batchy.calls].count("score") == 0
+
+
+def test_filter_errors_read_the_same_batched_or_not():
+    a = Fake("A", filter=Status(Code.WAIT, "w"), filter_batch=_raise)
+    for explain in (False, True):
+        fwk, ctx = build_framework({"filter": ["A"]}, [a], NODES, explain=explain)
+        found = fwk.find_nodes_that_pass_filters(
+            CycleState(), POD, ctx.snapshot.node_info_list, 0, 3
+        )
+        assert found.error.plugin == "A" and found.feasible == []
+        assert found.error.message().startswith('running "A" filter plugin: ')

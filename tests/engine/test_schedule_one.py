@@ -204,14 +204,20 @@ def test_gated_pod_is_reported_with_its_gate():
     r = run(
         make_node("n").cap(cpu=1, memory="1Gi"), make_pod("p").gate("example.com/wait")
     ).results[0]
-    assert r.status == "Unschedulable"
-    assert "example.com/wait" in r.message
+    assert r.status == "Skipped" and r.events == []
+    assert r.message == "Scheduling is blocked due to non-empty scheduling gates"
+    assert r.pre_enqueue == {
+        "plugin": "SchedulingGates",
+        "reason": "waiting for scheduling gates: [example.com/wait]",
+    }
 
 
 def test_pod_whose_resource_claim_does_not_exist_is_held_back():
     r = run(make_node("n").cap(cpu=1, memory="1Gi"), make_pod("p").resource_claim("gpu")).results[0]
-    assert r.status == "Unschedulable" and r.node is None
-    assert "0/" not in r.message and "ResourceClaim" in r.message
+    assert r.status == "Skipped" and r.node is None and r.events == []
+    assert r.message is None
+    assert r.pre_enqueue is not None and r.pre_enqueue["plugin"] == "DynamicResources"
+    assert "ResourceClaim" in r.pre_enqueue["reason"]
 
 
 def test_input_cluster_is_not_changed():

@@ -34,11 +34,11 @@ def _check_demo_explanations(client, cluster: Cluster) -> None:
     (allocation,) = render["allocations"]
     assert allocation["claim"].startswith("ml-inference/render-preview-0-gpu")
     (device,) = allocation["allocation"]["devices"]["results"]
-    assert (device["driver"], device["pool"]) == ("gpu.example.com", "dra-gpu-1")
+    assert (device["driver"], device["pool"]) == ("gpu.nvidia.com", "dra-gpu-1")
 
 
 def test_the_imported_demo_explains_volume_and_dra_pods(viewer, demo_cluster):
-    assert ExtraObject.objects.filter(cluster=demo_cluster).count() == 25
+    assert ExtraObject.objects.filter(cluster=demo_cluster).count() == 27
     _check_demo_explanations(viewer, demo_cluster)
 
 
@@ -90,7 +90,7 @@ def test_the_demo_mirrored_through_the_real_client_explains_the_same(
         mirror = Mirror(cluster, options=MirrorOptions(page_size=50, batch_seconds=0.02)).start()
         wait_watching(cluster, timeout=20)
         wait_until(
-            lambda: ExtraObject.objects.filter(cluster=cluster).count() == 25,
+            lambda: ExtraObject.objects.filter(cluster=cluster).count() == 27,
             what="volume and DRA objects mirrored",
         )
         _check_demo_explanations(viewer, cluster)

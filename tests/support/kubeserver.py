@@ -84,6 +84,9 @@ RESOURCES: dict[str, Resource] = {
         _resource("resourceslices", "ResourceSlice", "resource.k8s.io/v1", False),
         _resource("resourceclaims", "ResourceClaim", "resource.k8s.io/v1", True),
         _resource("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1", True),
+        _resource(
+            "noderesourcetopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", False
+        ),
     )
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}

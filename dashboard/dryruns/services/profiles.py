@@ -49,8 +49,10 @@ def _problem(exc: ConfigError, prefix: str) -> ConfigProblem:
 
 
 def _document(text: str) -> dict[str, Any]:
-    if len(text.encode()) > conf.max_snapshot_bytes():
-        raise ConfigError("document is larger than SCHEDLAB_MAX_SNAPSHOT_BYTES")
+    if len(text) > conf.max_config_bytes() or len(text.encode()) > conf.max_config_bytes():
+        raise ConfigError(
+            f"document is larger than {conf.max_config_bytes()} bytes (SCHEDLAB_MAX_CONFIG_BYTES)"
+        )
     try:
         docs = parse_documents(text, source="document")
     except InputError as exc:

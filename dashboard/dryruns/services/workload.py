@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from dashboard import conf
+from scheduler_engine.objects.validation import is_dns1123_subdomain, validate_pod
 
 from .errors import BadInput
 
@@ -32,14 +33,25 @@ def _template(item: dict[str, Any], where: str) -> dict[str, Any]:
     return tpl
 
 
+def _check_pod(pod: dict[str, Any], where: str) -> None:
+    """What the API server would refuse in this pod (or template), naming ``where.field``."""
+    error = validate_pod(pod)
+    if error is not None:
+        raise BadInput.one(f"{where}.{error.field}", error.message)
+
+
 def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
     name = item.get("name", meta.get("name"))
     if not isinstance(name, str) or not name:
         raise BadInput.one(f"{where}.name", "is required")
+    for msg in is_dns1123_subdomain(f"{name}-0"):
+        raise BadInput.one(f"{where}.name", f'Invalid value: "{name}": {msg}')
     namespace = item.get("namespace", meta.get("namespace")) or "default"
     n = _replicas(item, where)
     tpl = _template(item, where)
+    tpl_where = f"{where}.podTemplate" if "podTemplate" in item else f"{where}.spec.template"
+    _check_pod({"metadata": tpl.get("metadata") or {}, "spec": tpl["spec"]}, tpl_where)
     labels = dict((tpl.get("metadata") or {}).get("labels") or {})
     annotations = dict((tpl.get("metadata") or {}).get("annotations") or {})
     if item.get("kind") == "PodGroup":
@@ -64,32 +76,56 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return pods
 
 
-def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
-    """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``."""
-    if items in (None, ""):
-        return []
-    if isinstance(items, dict):
-        items = items.get("items", [items])
-    if not isinstance(items, list):
-        raise BadInput.one(field, "expected a list of Pods or workload templates")
-    pods: list[dict[str, Any]] = []
-    limit = conf.max_workload_pods()
+def _sizes(items: list[Any], field: str, limit: int) -> None:
+    """Check every item's kind and replica count, and the total, before building anything."""
+    total = 0
     for i, item in enumerate(items):
         where = f"{field}[{i}]"
         if not isinstance(item, dict):
             raise BadInput.one(where, "expected an object")
         kind = item.get("kind")
         if kind == "Pod":
-            pod = copy.deepcopy(item)
-            pod.setdefault("apiVersion", "v1")
-            pod.get("spec", {}).pop("nodeName", None)
-            pods.append(pod)
+            total += 1
         elif kind in TEMPLATE_KINDS:
-            pods.extend(_expand(item, where))
+            n = _replicas(item, where)
+            if n > limit:
+                raise BadInput.one(
+                    f"{where}.replicas", f"must be at most {limit} (SCHEDLAB_MAX_WORKLOAD_PODS)"
+                )
+            total += n
         else:
             raise BadInput.one(
                 f"{where}.kind", f"must be Pod or one of {', '.join(TEMPLATE_KINDS)}"
             )
-        if len(pods) > limit:
-            raise BadInput.one(field, f"expands to more than {limit} pods")
+        if total > limit:
+            raise BadInput.one(
+                field, f"expands to more than {limit} pods (SCHEDLAB_MAX_WORKLOAD_PODS)"
+            )
+
+
+def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
+    """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``.
+
+    Every size is checked before a single pod is built: at most
+    ``SCHEDLAB_MAX_WORKLOAD_PODS`` pods per request, all items together.
+    """
+    if items in (None, ""):
+        return []
+    if isinstance(items, dict):
+        items = items.get("items", [items])
+    if not isinstance(items, list):
+        raise BadInput.one(field, "expected a list of Pods or workload templates")
+    _sizes(items, field, conf.max_workload_pods())
+    pods: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]"
+        if item.get("kind") == "Pod":
+            _check_pod(item, where)
+            pod = copy.deepcopy(item)
+            pod.setdefault("apiVersion", "v1")
+            if isinstance(pod.get("spec"), dict):
+                pod["spec"].pop("nodeName", None)
+            pods.append(pod)
+        else:
+            pods.extend(_expand(item, where))
     return pods

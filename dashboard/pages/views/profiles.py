@@ -5,7 +5,6 @@ Each view parses its input, calls the profile services, renders.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib import messages
@@ -18,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from dashboard import conf
 from dashboard.cluster.models import Cluster
 from dashboard.dryruns import selectors
 from dashboard.dryruns.models import DryRun, Profile, ProfileVersion
@@ -26,6 +26,8 @@ from dashboard.dryruns.services import editor as editor_services
 from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
+from scheduler_engine.documents import load_json
+from scheduler_engine.errors import InputError
 
 from .common import cluster_param, field_errors, int_param, require_role
 
@@ -180,8 +182,13 @@ def profile_form(request: HttpRequest) -> JsonResponse:
     Body: ``{"document": "...", "knobs": {...}}`` (knobs optional). Nothing is saved.
     """
     require_role(request, VIEWER)
+    if len(request.body) > 2 * conf.max_config_bytes():
+        message = f"larger than {2 * conf.max_config_bytes()} bytes, the limit of this endpoint"
+        return JsonResponse({"errors": [{"field": "body", "message": message}]}, status=400)
     try:
-        body = json.loads(request.body or b"{}")
+        body = load_json(request.body or b"{}")
+    except InputError as exc:
+        return JsonResponse({"errors": [{"field": "body", "message": exc.message}]}, status=400)
     except ValueError:
         return JsonResponse({"errors": [{"field": "body", "message": "not JSON"}]}, status=400)
     if not isinstance(body, dict) or not isinstance(body.get("document"), str):

@@ -7,54 +7,8 @@ in the default profile with score weight 2 and its PostFilter *before*
 DefaultPreemption; the allocator is :mod:`.allocator` (upstream's
 ``structured`` package), the selector language :mod:`.cel`.
 
-Pods without ResourceClaims go through it exactly as upstream's fast path:
-PreFilter stores an empty state and returns Skip (so Filter is not called),
-Score gives 0 on every node, and PostFilter answers Unschedulable with
-``no new claims to deallocate`` — which the runtime joins before the
-preemption message.  When this plugin's PreFilter never ran (an earlier
-PreFilter rejected the pod outright) its PostFilter finds no state and fails
-with upstream's ``not found`` error, the tail of messages such as
-``0/6 nodes are available: persistentvolumeclaim "data-0" not found. not found``.
-
-Pods with claims, as upstream:
-
-* PreEnqueue holds the pod back (UnschedulableAndUnresolvable, never a
-  FailedScheduling event) while a claim does not exist, is being deleted, or
-  — for a claim made from a ResourceClaimTemplate — is not yet named in
-  ``status.resourceClaimStatuses`` or not owned by the pod.
-* PreFilter reads the claims: allocated ones restrict the pod to their
-  allocation's node selector; for the others each request's DeviceClass must
-  exist (``request NAME: device class CLASS does not exist``; subrequests of
-  ``firstAvailable`` as ``NAME/SUB``) and a claim being allocated for another
-  pod (reserved, not yet bound) makes the pod wait.  Every PreFilter
-  rejection is UnschedulableAndUnresolvable.
-* Filter allocates the unallocated claims on the node (``cannot allocate all
-  claims``), checks allocated claims' node selectors (``resourceclaim not
-  available on the node``); a broken selector or class is an Error.
-* PostFilter deallocates one allocated claim that is not available on any
-  tried node and not reserved by another pod (``deallocation of ResourceClaim
-  completed``), else ``still not schedulable``.
-* Score (DRAPrioritizedList): for each ``firstAvailable`` request, 8 minus the
-  index of the subrequest the node's allocation used; normalised to 0..100.
-* Reserve records the allocation as in flight (other pods see its devices as
-  used and wait for a claim being allocated); PreBind writes it into the
-  claim of the simulation's cluster (``status.allocation``, the pod in
-  ``status.reservedFor``), so later pods see the devices as allocated;
-  Unreserve undoes both.  :meth:`DynamicResources.allocations` returns what
-  PreBind recorded for a pod.
-
-Covered beta features (on in v1.36): DRAPrioritizedList (``firstAvailable``),
-DRAPartitionableDevices (shared counters, per-device node selection),
-DRAConsumableCapacity (``allowMultipleAllocations``, capacity requests and
-request policies), DRADeviceTaints (NoSchedule/NoExecute device taints and
-request tolerations), DRAAdminAccess.  Not covered: DRAExtendedResource
-(extended resources backed by a DeviceClass's ``extendedResourceName``:
-pods asking for them are left to NodeResourcesFit), the waiting of
-DRADeviceBindingConditions in PreBind (devices with binding conditions are
-only ordered last, as upstream), DRASchedulerFilterTimeout, PodGroup claims
-(DRAWorkloadResourceClaims, alpha), DRANodeAllocatableResources (alpha).
-Upstream picks the claim to deallocate in PostFilter at random; this picks
-the first.
+How each point treats pods with and without claims, and which DRA features
+are covered: ``docs/fidelity.md`` (DynamicResources).
 """
 
 from __future__ import annotations
@@ -71,6 +25,8 @@ from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
 from ...objects import Pod
 from ...objects.selectors import SelectorError, parse_node_selector
+from ..noderesources.fit import device_class_resolver
+from . import extended as ext
 from .allocator import (
     AllocatedState,
     AllocationError,
@@ -113,6 +69,9 @@ ERR_IN_FLIGHT = "resource claim {claim} is in the process of being allocated"
 ERR_ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 # upstream's framework.ErrNotFound, what CycleState.Read fails with
 ERR_STATE_NOT_FOUND = "not found"
+# DRA-backed extended resources (extendeddynamicresources.go)
+ERR_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+ERR_CANNOT_FIT = "cannot fit resource"
 # resourceapi.FirstAvailableDeviceRequestMaxSize
 FIRST_AVAILABLE_MAX_SIZE = 8
 FINALIZER = "resource.kubernetes.io/delete-protection"
@@ -277,10 +236,22 @@ class _ClaimInfo:
 class _State(StateData):
     """What PreFilter learnt about the pod's claims; Filter/Reserve add to it."""
 
-    __slots__ = ("allocator", "claims", "infos", "node_allocations", "unavailable")
+    __slots__ = (
+        "allocator",
+        "claims",
+        "extended",
+        "infos",
+        "node_allocations",
+        "node_extended",
+        "unavailable",
+    )
 
     def __init__(self, claims: tuple[Mapping[str, Any], ...] = ()) -> None:
         self.claims: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...] = claims
+        # the index of the claim for DRA-backed extended resources (always the last), or None
+        self.extended: int | None = None
+        # node name → (that node's extended resource claim, the pod's request mappings)
+        self.node_extended: dict[str, tuple[dict[str, Any], list[dict[str, str]]]] = {}
         self.infos: list[_ClaimInfo] = []
         self.allocator: Allocator | None = None
         self.unavailable: set[int] = set()
@@ -362,21 +333,66 @@ class DynamicResources:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(exc))
         return None
 
+    # -- extended resources backed by DRA ------------------------------------------------
+    def _resolver(self) -> dict[str, str]:
+        """Extended resource name → DeviceClass name (upstream's DeviceClassResolver)."""
+        tracker = self.tracker
+        lst = tracker.cluster.of_kind("DeviceClass")
+        key = (id(lst), len(lst))
+        cached = tracker.__dict__.get("_resolver")
+        if cached is None or cached[0] != key:
+            cached = (key, device_class_resolver(lst))
+            tracker.__dict__["_resolver"] = cached
+        return cached[1]
+
+    def _filter_extended(
+        self, s: _State, pod: Pod, node_info: NodeInfo
+    ) -> tuple[dict[str, Any] | None, list[dict[str, str]], Status | None]:
+        """Upstream ``filterExtendedResources``: the claim for this node, if DRA must serve it."""
+        assert s.extended is not None
+        claim = s.claims[s.extended]
+        if ((claim.get("spec") or {}).get("devices") or {}).get("requests") is not None:
+            return None, [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_EXTENDED_CLAIM)
+        resolver = self._resolver()
+        allocatable = node_info.node.allocatable.scalar
+        wanted: dict[str, int] = {}
+        for name, q in pod.requests.scalar.items():
+            if not q or not ext.is_dra_extended_resource_name(name):
+                continue
+            have = allocatable.get(name)
+            if name in resolver and not have:
+                wanted[name] = q
+            elif have is None:
+                return None, [], Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CANNOT_FIT)
+        if s.extended == 0 and not wanted:
+            return None, [], None
+        if _allocation(claim) is not None:
+            return None, [], None
+        requests, mappings = ext.requests_and_mappings(pod, wanted, resolver)
+        node_claim = copy.deepcopy(dict(claim))
+        node_claim["spec"] = {"devices": {"requests": requests}}
+        return node_claim, mappings, None
+
     # -- PreFilter ---------------------------------------------------------------------
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[None, Status | None]:
         s = _State()
         state.write(STATE_KEY, s)
-        if not pod.resource_claims:
+        extended = pod.requests.scalar and ext.mapped_request(pod, self._resolver())
+        if not pod.resource_claims and not extended:
             return None, Status(Code.SKIP)
         try:
             claims = self._pod_claims(pod)
         except _NotSchedulable as exc:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(exc))
+        tracker = self.tracker
+        if extended:
+            made = ext.find_extended_claim(pod, tracker.cluster.of_kind("ResourceClaim"))
+            claims.append(made if made is not None else ext.placeholder_claim(pod))
+            s.extended = len(claims) - 1
         if not claims:
             return None, Status(Code.SKIP)
-        tracker = self.tracker
         classes = tracker.classes()
         infos = [_ClaimInfo() for _ in claims]
         to_allocate = 0
@@ -398,6 +414,9 @@ class DynamicResources:
                 return None, Status(
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_IN_FLIGHT.format(claim=_kobj(claim))
                 )
+            if i == s.extended:
+                # made per node in Filter; an earlier cycle's claim is checked there
+                continue
             for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
                 name = str(req.get("name", ""))
                 if req.get("exactly") is not None:
@@ -439,6 +458,15 @@ class DynamicResources:
         if not s.claims:
             return None
         node = node_info.node
+        node_claim: dict[str, Any] | None = None
+        mappings: list[dict[str, str]] = []
+        if s.extended is not None:
+            node_claim, mappings, st = self._filter_extended(s, pod, node_info)
+            if st is not None:
+                return st
+            if node_claim is None and s.extended == 0:
+                # only extended resources, and the node has them itself (device plugin)
+                return None
         unavailable = []
         for i, _claim in enumerate(s.claims):
             sel = s.infos[i].available_on
@@ -446,7 +474,11 @@ class DynamicResources:
                 unavailable.append(i)
         results = None
         if s.allocator is not None:
-            to_allocate = [c for c in s.claims if _allocation(c) is None]
+            to_allocate = [
+                node_claim if i == s.extended and node_claim is not None else c
+                for i, c in enumerate(s.claims)
+                if _allocation(c) is None
+            ]
             try:
                 results = s.allocator.allocate(node, to_allocate)
             except FailedOnNode as exc:
@@ -460,6 +492,8 @@ class DynamicResources:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CLAIM_NOT_AVAILABLE)
         if results is not None:
             s.node_allocations[node.name] = results
+            if node_claim is not None:
+                s.node_extended[node.name] = (node_claim, mappings)
         return None
 
     # -- PostFilter ----------------------------------------------------------------------
@@ -540,6 +574,8 @@ class DynamicResources:
             return None
         allocations = s.node_allocations.get(node_name)
         if not allocations:
+            if pending == [s.extended]:
+                return None  # the node has the extended resources itself
             return Status(Code.ERROR, ERR_ALLOCATION_NOT_FOUND)
         if len(allocations) != len(pending):
             return Status(
@@ -548,9 +584,12 @@ class DynamicResources:
                 f"allocate, want {len(pending)} claims",
             )
         tracker = self.tracker
+        node_claim = s.node_extended.get(node_name)
         for alloc, index in zip(allocations, pending, strict=True):
             s.infos[index].allocation = alloc
             claim = s.claims[index]
+            if index == s.extended and node_claim is not None:
+                claim = node_claim[0]
             assumed = _with_allocation(claim, alloc)
             tracker.signal_pending(str(_meta(claim).get("uid", "")) or _kobj(claim), assumed)
         return None
@@ -588,6 +627,17 @@ class DynamicResources:
         recorded = []
         for i, claim in enumerate(s.claims):
             info = s.infos[i]
+            mappings = None
+            if i == s.extended:
+                made = s.node_extended.get(node_name)
+                if info.allocation is None and made is None:
+                    continue  # the node's device plugin serves the extended resources
+                if made is not None:
+                    claim, mappings = made[0], made[1]
+                if _meta(claim).get("name") == ext.SPECIAL_CLAIM_NAME:
+                    # created by the scheduler: generateName gives it its name
+                    claim = dict(claim)
+                    claim["metadata"] = {**_meta(claim), "name": ext.claim_name_for(pod)}
             if not _reserved_for_pod(pod, claim):
                 fresh = _with_allocation(claim, info.allocation) if info.allocation else dict(claim)
                 status = dict(fresh.get("status") or {})
@@ -603,13 +653,15 @@ class DynamicResources:
                 claim = fresh
             alloc = _allocation(claim)
             if alloc is not None:
-                recorded.append(
-                    {
-                        "claim": _kobj(claim),
-                        "allocatedNow": info.allocation is not None,
-                        "allocation": copy.deepcopy(dict(alloc)),
-                    }
-                )
+                entry = {
+                    "claim": _kobj(claim),
+                    "allocatedNow": info.allocation is not None,
+                    "allocation": copy.deepcopy(dict(alloc)),
+                }
+                if mappings is not None:
+                    # what PreBind writes into the pod's status.extendedResourceClaimStatus
+                    entry["requestMappings"] = [dict(m) for m in mappings]
+                recorded.append(entry)
         self._bound[pod.key] = recorded
         return None
 

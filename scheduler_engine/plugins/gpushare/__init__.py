@@ -226,7 +226,8 @@ class OpenGpuShare:
             )
         with_assignment(pod, gpus)
         entry: dict[str, Any] = {"node": node_name, "gpus": gpus}
-        if state.record:
+        fwk = getattr(self.handle, "framework", None)
+        if getattr(fwk, "recorder", None) is not None:
             entry.update(explain_choice(left, req, gpus, self.gpu_sel_method))
         self.assignments[pod.key] = entry
         table = snap.extensions.get("GpuTable")

@@ -30,6 +30,7 @@ import numpy as np
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
+from ...gocompat import go_div, go_round
 from ...objects import Pod, is_scalar_resource_name
 from ...objects.pod import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -44,8 +45,6 @@ __all__ = [
     "ResourceSpec",
     "balanced_resource_scorer",
     "broken_linear_function",
-    "go_div",
-    "go_round",
     "least_resource_scorer",
     "most_resource_scorer",
     "node_allocatable_request",
@@ -84,20 +83,6 @@ def parse_resources(raw: Sequence[Mapping[str, Any]] | None) -> tuple[ResourceSp
     if not raw:
         return tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
     return tuple(ResourceSpec(str(r["name"]), int(r.get("weight") or 1)) for r in raw)
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's int64 ``a / b``: the quotient truncated toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def go_round(x: float) -> int:
-    """Go's ``math.Round``: half away from zero, exact (no ``x + 0.5`` error)."""
-    t = math.trunc(x)
-    if abs(x - t) >= 0.5:
-        t += 1 if x > 0 else -1
-    return int(t)
 
 
 # -- the pod's side -----------------------------------------------------------------

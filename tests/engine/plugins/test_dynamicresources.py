@@ -1360,9 +1360,12 @@ def test_e2e_template_claim_not_created_is_held_back() -> None:
     p = make_pod("p").obj()
     p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
     r = run(gpu_cluster(2, 1) + [p])["default/p"]
-    assert r["status"] == "Unschedulable"
-    assert r["message"] == 'pod "default/p": ResourceClaim not created yet'
-    assert "nodes are available" not in r["message"]
+    # never attempted: no event, no PodScheduled condition message
+    assert r["status"] == "Skipped" and r["message"] is None and r["events"] == []
+    assert r["preEnqueue"] == {
+        "plugin": "DynamicResources",
+        "reason": 'pod "default/p": ResourceClaim not created yet',
+    }
 
 
 def test_e2e_template_claim_generated_for_the_pod() -> None:

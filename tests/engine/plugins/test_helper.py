@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from scheduler_engine.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_engine.framework.node_info import NodeInfo
 from scheduler_engine.framework.snapshot import Snapshot
+from scheduler_engine.gocompat import go_div
 from scheduler_engine.plugins.helper import (
     SIGNATURES_KEY,
     NodeSignatures,
     default_normalize_score,
     default_normalize_scores_array,
-    go_div,
     signatures_for,
 )
 from tests.engine.builders import make_node

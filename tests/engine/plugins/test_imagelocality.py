@@ -203,3 +203,95 @@ def test_batch_equals_per_node(node_images, containers, inits) -> None:
     want = [plugin.score(state, pod, ni) for ni in infos]
     assert plugin.score_batch(state, pod, infos).tolist() == want
     assert plugin.score_batch(state, pod, infos[::-1]).tolist() == want[::-1]
+
+
+# -- many nodes, through simulate(): shared, tagged, untagged and digest-pinned images ----
+IMAGES = (
+    "nginx",  # untagged: the pod asks for nginx:latest
+    "nginx:1.25",
+    "docker.io/library/nginx:latest",  # fully qualified: a different name to the scheduler
+    "gcr.io/team/model@sha256:0c3f",  # digest-pinned: kept as written
+    "localhost:5000/app",  # a registry port is not a tag
+    "app:v2",
+    "base:1",
+)
+
+
+def _reference_scores(nodes: list[dict[str, Any]], images: list[str]) -> dict[str, int]:
+    """Upstream's rules, written out: the cache keys images by the names nodes report
+    (not normalized), keeps the size of the first node that reported a name, and counts
+    the nodes holding it; the pod's names are normalized; each container's image adds
+    ``int(size * holders / nodes)``; the sum is clamped and mapped to 0..100."""
+    size: dict[str, int] = {}
+    holders: dict[str, int] = {}
+    for n in nodes:
+        names = set()
+        for img in n["status"]["images"]:
+            for name in img["names"]:
+                size.setdefault(name, img["sizeBytes"])
+                names.add(name)
+        for name in names:
+            holders[name] = holders.get(name, 0) + 1
+    out = {}
+    for n in nodes:
+        have = {name for img in n["status"]["images"] for name in img["names"]}
+        total = 0
+        for image in images:
+            name = image + ":latest" if image.rfind(":") <= image.rfind("/") else image
+            if name in have:
+                total += int(float(size[name]) * (float(holders[name]) / float(len(nodes))))
+        top = 1000 * MB * len(images)
+        total = min(max(total, 23 * MB), top)
+        out[n["metadata"]["name"]] = 100 * (total - 23 * MB) // (top - 23 * MB)
+    return out
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_per_node_scores_match_upstreams_rules_over_many_nodes(seed: int) -> None:
+    import random
+
+    from scheduler_engine import build_cluster, load_config_text, simulate
+
+    rng = random.Random(seed)
+    nodes = []
+    for i in range(rng.randint(2, 30)):
+        listed = []
+        for image in rng.sample(IMAGES, rng.randint(0, 4)):
+            name = normalized_image_name(image) if rng.random() < 0.7 else image
+            # the same name may have another size on another node (the first one counts)
+            names = [name, f"{name.split(':')[0]}@sha256:{i:04x}"] if rng.random() < 0.3 else [name]
+            listed.append({"names": names, "sizeBytes": rng.randint(1, 2500) * MB})
+        nodes.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": f"node-{i}",
+                    "labels": {"kubernetes.io/hostname": f"node-{i}"},
+                },
+                "status": {
+                    "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                    "images": listed,
+                },
+            }
+        )
+    images = [rng.choice(IMAGES) for _ in range(rng.randint(1, 3))]
+    pod = _pod(*images).raw
+    weight = rng.choice((1, 3))
+    config = load_config_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n"
+        f"      enabled:\n      - name: ImageLocality\n        weight: {weight}\n"
+    )
+    want = _reference_scores(nodes, images)
+    for explain in (True, False):
+        doc = simulate(build_cluster([*nodes, dict(pod)]), config, explain=explain, seed=1)
+        r = doc.to_dict()["results"][0]
+        if explain:
+            got = {n: v["ImageLocality"]["weighted"] for n, v in r["pluginScores"].items()}
+            assert got == {n: s * weight for n, s in want.items()}
+        else:
+            # the batch path picks among the best nodes by the same totals
+            best = max(want.values())
+            assert want[r["node"]] == best or len(nodes) == 1

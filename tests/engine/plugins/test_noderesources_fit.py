@@ -17,13 +17,10 @@ from hypothesis import strategies as st
 from scheduler_engine.cluster import ClusterState
 from scheduler_engine.framework import CycleState, NodeInfo, Snapshot
 from scheduler_engine.framework.status import Code, Status
+from scheduler_engine.gocompat import go_div, go_round
 from scheduler_engine.objects import parse_node, parse_pod
 from scheduler_engine.plugins.noderesources import fit
-from scheduler_engine.plugins.noderesources.resource_allocation import (
-    broken_linear_function,
-    go_div,
-    go_round,
-)
+from scheduler_engine.plugins.noderesources.resource_allocation import broken_linear_function
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"
