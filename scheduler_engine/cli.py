@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
+    s.add_argument(
+        "--controllers",
+        action="store_true",
+        help="first do what kube-controller-manager would for the pending pods "
+        "(ResourceClaims from templates, Immediate PVCs bound)",
+    )
     s.add_argument("--format", choices=("json", "table"), default="json")
     r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
     r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
@@ -85,7 +91,14 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
     config = load_config(args.config, **registry.config_kwargs()) if args.config else None
-    result = simulate(cluster, config, seed=args.seed, explain=args.explain, registry=registry)
+    result = simulate(
+        cluster,
+        config,
+        seed=args.seed,
+        explain=args.explain,
+        registry=registry,
+        controllers=args.controllers,
+    )
     doc = result.to_dict()
     if args.format == "table":
         out.write(render_table(doc))
