@@ -29,6 +29,7 @@ from .defaults import (
     API_VERSION,
     DEFAULT_CAPABILITIES,
     DEFAULT_MULTIPOINT,
+    default_multipoint,
     DEFAULT_SCHEDULER_NAME,
     FRAMEWORK_POINT_ORDER,
     INTERFACE_NAMES,
@@ -68,8 +69,12 @@ def load_config(
     *,
     capabilities: Capabilities | None = None,
     file: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> SchedulerConfig:
     """The resolved configuration, or :class:`ConfigError` for the first problem.
+
+    ``feature_gates`` (every gate's value, see :mod:`scheduler_engine.features`)
+    decide the default plugins, as kube-scheduler's ``--feature-gates`` does.
 
     ``source`` is a path to a YAML/JSON file, an already parsed document, or
     None for upstream's default configuration (one ``default-scheduler``
@@ -77,7 +82,7 @@ def load_config(
     extension points it implements (default: :data:`DEFAULT_CAPABILITIES`).
     """
     doc, label = _read(source, file)
-    errors, cfg = _run(doc, capabilities, label, stop_early=True)
+    errors, cfg = _run(doc, capabilities, label, stop_early=True, gates=feature_gates)
     if errors:
         first = errors[0]
         first.errors = errors  # type: ignore[attr-defined]
@@ -195,7 +200,12 @@ def _read(source: Source, file: str | None) -> tuple[dict[str, Any], str | None]
 
 
 def _run(
-    doc: dict[str, Any], capabilities: Capabilities | None, file: str | None, *, stop_early: bool
+    doc: dict[str, Any],
+    capabilities: Capabilities | None,
+    file: str | None,
+    *,
+    stop_early: bool,
+    gates: Mapping[str, bool] | None = None,
 ) -> tuple[list[ConfigError], SchedulerConfig | None]:
     type_errs = _check_type_meta(doc)
     if type_errs:
@@ -203,7 +213,7 @@ def _run(
     decoded, errs = _decode(doc)
     if errs:
         return [_error(e, file) for e in errs], None
-    defaulted, merged = _apply_defaults(decoded)
+    defaulted, merged = _apply_defaults(decoded, gates)
     errs = validate_document(defaulted)
     if errs:
         return [_error(e, file) for e in errs], None
@@ -227,6 +237,7 @@ def _run(
         pod_initial_backoff_seconds=defaulted["podInitialBackoffSeconds"],
         pod_max_backoff_seconds=defaulted["podMaxBackoffSeconds"],
         source=doc,
+        feature_gates=dict(gates) if gates else {},
     )
     return [], cfg
 
@@ -296,7 +307,7 @@ def _v1_plugin(entry: MergedEntry) -> dict[str, Any]:
 
 
 def _apply_defaults(
-    decoded: Mapping[str, Any],
+    decoded: Mapping[str, Any], gates: Mapping[str, bool] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, MergedSet]]]:
     """The defaulted v1 document, and each profile's merged plugin sets (with origins)."""
     doc = copy.deepcopy(dict(decoded))
@@ -311,7 +322,10 @@ def _apply_defaults(
         v1_plugins: dict[str, Any] = {}
         for point in PLUGIN_SET_FIELDS:
             defaults = (
-                tuple(MergedEntry(n, w, None) for n, w in DEFAULT_MULTIPOINT)
+                tuple(
+                    MergedEntry(n, w, None)
+                    for n, w in (default_multipoint(gates) if gates else DEFAULT_MULTIPOINT)
+                )
                 if point == "multiPoint"
                 else ()
             )

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
 from .cycle_state import CycleState
+from ..objects.podgroup import NativePodGroup
 from .node_info import NodeInfo
+from .pod_group_state import PodGroupStates
 from .snapshot import Snapshot
 from .status import Code, Status
 
@@ -104,6 +106,9 @@ class SimulationContext:
     current_pod: str = ""
     # called after each eviction (the queue re-activates pods waiting for room)
     on_evict: list[Callable[[Eviction], None]] = field(default_factory=list)
+    # the native workload API (GenericWorkload gate): PodGroups by "ns/name", member states
+    native_pod_groups: dict[str, NativePodGroup] = field(default_factory=dict)
+    pod_groups: PodGroupStates = field(default_factory=PodGroupStates)
 
     def now(self) -> float:
         return self.clock
@@ -137,6 +142,7 @@ class SimulationContext:
         if not node or not self.snapshot.remove_pod(pod, node):
             return False
         self.cluster.pods = [p for p in self.cluster.pods if p.key != pod.key]
+        self.pod_groups.delete(pod)
         by = preemptor.key if preemptor is not None else self.current_pod
         ev = Eviction(pod, node, by, reason)
         self.evictions.append(ev)
@@ -231,6 +237,13 @@ class FrameworkHandle:
     def clear_nominated_node_name(self, pod: Pod) -> None:
         """Lower-priority pods nominated to a preempted node lose their nomination."""
         self.ctx.nominate(pod, "")
+
+    # -- pod groups (the native workload API) ------------------------------------------
+    def native_pod_group(self, namespace: str, name: str) -> NativePodGroup | None:
+        return self.ctx.native_pod_groups.get(f"{namespace}/{name}")
+
+    def pod_group_states(self) -> PodGroupStates:
+        return self.ctx.pod_groups
 
     # -- Permit ------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:

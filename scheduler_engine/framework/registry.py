@@ -37,6 +37,9 @@ IN_TREE_MODULES: dict[str, str] = {
     "NodeVolumeLimits": "nodevolumelimits",
     "VolumeBinding": "volumebinding",
     "VolumeZone": "volumezone",
+    "GangScheduling": "gangscheduling",
+    "TopologyPlacementGenerator": "topologyplacement",
+    "PodGroupPodsCount": "podgrouppodscount",
 }
 
 
