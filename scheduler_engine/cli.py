@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .cluster import load_cluster
-from .config import DEFAULT_CAPABILITIES, load_config, validate_config
+from .config import load_config, validate_config
 from .errors import ConfigError, InputError
 from .framework.registry import default_registry
 
@@ -41,15 +41,15 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _capabilities() -> dict[str, frozenset[str]]:
-    return {**DEFAULT_CAPABILITIES, **default_registry().capabilities()}
+def _config_kwargs() -> dict[str, Any]:
+    return default_registry().config_kwargs()
 
 
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, capabilities=_capabilities()) if args.config else None
+    config = load_config(args.config, **_config_kwargs()) if args.config else None
     result = simulate(cluster, config, seed=args.seed, explain=args.explain)
     doc = result.to_dict()
     if args.format == "table":
@@ -61,7 +61,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    errors = validate_config(args.file, capabilities=_capabilities())
+    errors = validate_config(args.file, **_config_kwargs())
     if errors:
         for e in errors:
             err.write(e.one_line() + "\n")

@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .cluster import ClusterState
@@ -28,7 +29,7 @@ from .objects import Pod
 from .scheduler import events as ev
 from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
-from .scheduler.schedule_one import Attempt, Scheduler, pod_volume_claims
+from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 
 __all__ = [
     "MAX_ROUNDS",
@@ -37,15 +38,26 @@ __all__ = [
     "STATUS_SKIPPED",
     "STATUS_UNSCHEDULABLE",
     "PodResult",
+    "PodStatus",
     "SimulationResult",
     "simulate",
 ]
 
-STATUS_SCHEDULED = "Scheduled"
-STATUS_UNSCHEDULABLE = "Unschedulable"
-STATUS_SKIPPED = "Skipped"
-STATUS_ERROR = "Error"
-STATUSES = (STATUS_SCHEDULED, STATUS_UNSCHEDULABLE, STATUS_SKIPPED, STATUS_ERROR)
+
+class PodStatus(StrEnum):
+    """A pod's outcome in the results (the JSON strings of the CLI's contract)."""
+
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+    SKIPPED = "Skipped"
+    ERROR = "Error"
+
+
+STATUS_SCHEDULED = PodStatus.SCHEDULED
+STATUS_UNSCHEDULABLE = PodStatus.UNSCHEDULABLE
+STATUS_SKIPPED = PodStatus.SKIPPED
+STATUS_ERROR = PodStatus.ERROR
+STATUSES = tuple(PodStatus)
 
 # retry rounds for pods left unschedulable while the cluster still changes
 MAX_ROUNDS = 10
@@ -108,7 +120,7 @@ ERR_VOLUMES_UNAVAILABLE = (
 @dataclass
 class PodResult:
     pod: str
-    status: str
+    status: PodStatus
     node: str | None = None
     # None: a pod PreEnqueue held back whose PodScheduled condition has no message
     message: str | None = ""
@@ -132,7 +144,7 @@ class PodResult:
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
             "pod": self.pod,
-            "status": self.status,
+            "status": str(self.status),
             "node": self.node,
             "message": self.message,
             "nominatedNode": self.nominated_node,
@@ -248,106 +260,195 @@ def simulate(
     if config is None:
         caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
         config = load_config(None, capabilities=caps)
-    work = _working_copy(cluster)
-    running = [p for p in work.pods if p.node_name]
-    if snapshot is None:
-        snapshot = Snapshot(work.nodes, running, work.namespaces)
-    else:
-        snapshot.namespace_labels = dict(work.namespaces)
-    ctx = SimulationContext(
-        cluster=work,
-        snapshot=snapshot,
-        rng=random.Random(seed),
-        clock=_default_clock(work) if now is None else now,
-        parallelism=config.parallelism,
-    )
-    recorder = Recorder() if explain else None
-    frameworks: dict[str, Framework] = {}
-    for prof in config.profiles:
-        handle = FrameworkHandle(ctx)
-        fwk = Framework(prof, registry, handle, recorder=recorder, batch=batch)
-        handle.framework = fwk
-        frameworks[prof.scheduler_name] = fwk
-    sched = Scheduler(
-        ctx,
-        frameworks,
-        percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-        explain=explain,
-    )
-    first = next(iter(frameworks.values()), None)
-    less = first.queue_sort_less() if first is not None else (lambda a, b: False)
+    run = _Run(cluster, config, registry, seed, explain, now, batch, snapshot)
+    run.admit_pending_pods()
+    run.schedule_in_rounds(max_rounds, progress)
+    run.time_out_waiting_pods()
+    return run.result(time.perf_counter() - t0)
 
-    results: dict[str, PodResult] = {}
-    order: list[str] = []  # pod keys in the order results are reported
-    stream: list[dict[str, str]] = []  # every event of the run, naming its pod
-    states: dict[str, _PodState] = {}
-    pending = [p for p in work.pods if not p.node_name]
-    for seq, pod in enumerate(pending):
-        fwk = frameworks.get(pod.scheduler_name)
+
+class _Run:
+    """One simulation's state, and its steps in the order :func:`simulate` takes them."""
+
+    def __init__(
+        self,
+        cluster: ClusterState,
+        config: SchedulerConfig,
+        registry: Registry,
+        seed: int,
+        explain: bool,
+        now: float | None,
+        batch: bool,
+        snapshot: Snapshot | None,
+    ) -> None:
+        self.config = config
+        self.seed = seed
+        self.explain = explain
+        work = _working_copy(cluster)
+        self.running = [p for p in work.pods if p.node_name]
+        if snapshot is None:
+            snapshot = Snapshot(work.nodes, self.running, work.namespaces)
+        else:
+            snapshot.namespace_labels = dict(work.namespaces)
+        self.snapshot = snapshot
+        self.ctx = ctx = SimulationContext(
+            cluster=work,
+            snapshot=snapshot,
+            rng=random.Random(seed),
+            clock=_default_clock(work) if now is None else now,
+            parallelism=config.parallelism,
+        )
+        self.recorder = Recorder() if explain else None
+        self.frameworks: dict[str, Framework] = {}
+        for prof in config.profiles:
+            handle = FrameworkHandle(ctx)
+            fwk = Framework(prof, registry, handle, recorder=self.recorder, batch=batch)
+            handle.framework = fwk
+            self.frameworks[prof.scheduler_name] = fwk
+        self.sched = Scheduler(
+            ctx,
+            self.frameworks,
+            percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+            explain=explain,
+        )
+        first = next(iter(self.frameworks.values()), None)
+        self.less = first.queue_sort_less() if first is not None else (lambda a, b: False)
+        self.pending = [p for p in work.pods if not p.node_name]
+        # results of pods never queued; queued pods' states, by pod key
+        self.results: dict[str, PodResult] = {}
+        self.states: dict[str, _PodState] = {}
+        # every event recorded on a pod in the run, naming its pod
+        self.stream: list[dict[str, str]] = []
+        # cluster events in the order they happened (POD_ADD / POD_DELETE)
+        self.cluster_events: list[str] = []
+        ctx.on_evict.append(lambda _ev: self.cluster_events.append(POD_DELETE))
+        self.waiting: list[tuple[_PodState, Attempt]] = []
+        self.rounds = 0
+
+    # -- step 1: which pending pods enter the queue ------------------------------------
+    def admit_pending_pods(self) -> None:
+        """Queue the pending pods; those that never enter the queue get their result now."""
+        for seq, pod in enumerate(self.pending):
+            fwk = self.frameworks.get(pod.scheduler_name)
+            result = self._not_queued(pod, fwk)
+            if result is not None:
+                self.results[pod.key] = result
+                continue
+            assert fwk is not None
+            if pod.nominated_node_name:
+                self.ctx.nominate(pod, pod.nominated_node_name)
+            self.states[pod.key] = _PodState(QueuedPodInfo(pod, pod.creation_ts), seq, fwk)
+
+    def _not_queued(self, pod: Pod, fwk: Framework | None) -> PodResult | None:
+        """The result of a pod that is not scheduled at all, or None to queue it."""
         if fwk is None:
-            names = ", ".join(sorted(frameworks)) or "none"
-            results[pod.key] = PodResult(
+            names = ", ".join(sorted(self.frameworks)) or "none"
+            return PodResult(
                 pod.key,
-                STATUS_SKIPPED,
+                PodStatus.SKIPPED,
                 message=f'no scheduler profile named "{pod.scheduler_name}" '
                 f"(profiles: {names}); the pod is left to another scheduler",
             )
-            continue
         if pod.terminating:
             msg = f"skip schedule deleting pod: {pod.namespace}/{pod.name}"
             event = ev.failed_scheduling(msg)
-            results[pod.key] = PodResult(
-                pod.key, STATUS_SKIPPED, message=msg, profile=fwk.profile_name, events=[event]
+            self.stream.append({"pod": pod.key, **event})
+            return PodResult(
+                pod.key, PodStatus.SKIPPED, message=msg, profile=fwk.profile_name, events=[event]
             )
-            stream.append({"pod": pod.key, **event})
-            continue
         claims = pod_volume_claims(pod)
         missing_vol = [n for n in VOLUME_PLUGINS if n in fwk.missing_plugins]
         if claims and missing_vol:
-            results[pod.key] = PodResult(
+            return PodResult(
                 pod.key,
-                STATUS_ERROR,
+                PodStatus.ERROR,
                 message=ERR_VOLUMES_UNAVAILABLE.format(
                     claims=", ".join(claims), plugins=", ".join(missing_vol)
                 ),
                 profile=fwk.profile_name,
             )
-            continue
         s = fwk.run_pre_enqueue_plugins(pod)
         if s is not None:
             # never attempted: no event, only what the API server put on the pod
-            results[pod.key] = PodResult(
+            rec = self.recorder
+            return PodResult(
                 pod.key,
-                STATUS_SKIPPED,
+                PodStatus.SKIPPED,
                 message=ev.pre_enqueue_message(pod),
                 pre_enqueue={"plugin": s.plugin, "reason": s.message()},
                 profile=fwk.profile_name,
-                record=recorder.data.get(pod.key) if recorder is not None else None,
+                record=rec.data.get(pod.key) if rec is not None else None,
             )
-            continue
-        if pod.nominated_node_name:
-            ctx.nominate(pod, pod.nominated_node_name)
-        states[pod.key] = _PodState(QueuedPodInfo(pod, pod.creation_ts), seq, fwk)
+        return None
 
-    total = len(states)
-    done = 0
-    # cluster events in the order they happened (POD_ADD / POD_DELETE)
-    events: list[str] = []
-    ctx.on_evict.append(lambda _ev: events.append(POD_DELETE))
-    waiting: list[tuple[_PodState, Attempt]] = []
+    # -- step 2: rounds of the queue ------------------------------------------------------
+    def schedule_in_rounds(
+        self, max_rounds: int, progress: Callable[[int, int], Any] | None
+    ) -> None:
+        """Every queued pod once, then again those a later cluster event may help."""
+        total = len(self.states)
+        done = 0
+        to_try = list(self.states.values())
+        while to_try and self.rounds < max_rounds:
+            self.rounds += 1
+            q = ActiveQueue(self.less)
+            for st in to_try:
+                q.push(st.qpi, st.seq)
+            while q:
+                qpi, _ = q.pop()
+                self._attempt(self.states[qpi.pod.key])
+                self.ctx.clock += CYCLE_SECONDS
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            to_try = [st for st in self.states.values() if self._worth_another_round(st)]
 
-    def after_attempt(att: Attempt) -> None:
-        if att.status == STATUS_SCHEDULED:
-            events.append(POD_ADD)
-        elif att.forgotten:
-            events.append(POD_DELETE)
-
-    def record(st: _PodState, att: Attempt) -> None:
-        """The event a finished attempt leaves on the pod (none while Permit waits)."""
-        if att.status == "Waiting":
-            return
+    def _attempt(self, st: _PodState) -> None:
+        """One scheduling attempt of one pod, and what it changes for the others."""
         pod = st.qpi.pod
-        if att.status == STATUS_SCHEDULED:
+        st.attempts += 1
+        st.qpi.attempts += 1
+        if self.recorder is not None:
+            self.recorder.reset_pod(pod.key)
+        # events during the attempt count for its retry (upstream's in-flight events):
+        # a preemptor's own victims re-queue it, in the next round, after the pods
+        # still waiting in this one, and in priority order with every other pod
+        # their deletion re-queues
+        mark = len(self.cluster_events)
+        n_evictions = len(self.ctx.evictions)
+        att = self.sched.schedule_one(st.fwk, pod)
+        self._finished(st, att)
+        if att.victims:
+            st.victims.extend(att.victims)
+        if len(self.ctx.evictions) > n_evictions:
+            self._record_preempted(pod, n_evictions)
+        if att.status == AttemptStatus.WAITING:
+            self.waiting.append((st, att))
+        elif att.status != AttemptStatus.SCHEDULED:
+            if att.nominated_node is not None:
+                self.ctx.nominate(pod, att.nominated_node)
+                st.nominated = att.nominated_node or None
+            st.last_event = mark
+        if self.waiting:
+            self._settle_waiting()
+
+    def _worth_another_round(self, st: _PodState) -> bool:
+        att = st.attempt
+        if att is None or att.status != AttemptStatus.UNSCHEDULABLE:
+            return False
+        return worth_requeuing(_rejectors(att), set(self.cluster_events[st.last_event :]))
+
+    def _finished(self, st: _PodState, att: Attempt) -> None:
+        """An attempt ended (or a waiting pod was decided): its cluster event and pod event."""
+        st.attempt = att
+        if att.status == AttemptStatus.SCHEDULED:
+            self.cluster_events.append(POD_ADD)
+        elif att.forgotten:
+            self.cluster_events.append(POD_DELETE)
+        if att.status == AttemptStatus.WAITING:
+            return  # no event while Permit waits
+        pod = st.qpi.pod
+        if att.status == AttemptStatus.SCHEDULED:
             assert att.node is not None
             event = ev.scheduled(pod, att.node)
         else:
@@ -355,126 +456,80 @@ def simulate(
                 att.fit_error.error() if att.fit_error is not None else att.message
             )
         st.events.append(event)
-        stream.append({"pod": pod.key, **event})
+        self.stream.append({"pod": pod.key, **event})
 
-    def record_preempted(preemptor: Pod, first: int) -> None:
-        for e in ctx.evictions[first:]:
+    def _record_preempted(self, preemptor: Pod, first: int) -> None:
+        for e in self.ctx.evictions[first:]:
             if e.victim.terminating:
                 continue  # already being deleted: no delete call, no event
             event = ev.preempted(preemptor, e.node)
-            vst = states.get(e.victim.key)
+            vst = self.states.get(e.victim.key)
             if vst is not None:
                 vst.events.append(event)
-            stream.append({"pod": e.victim.key, **event})
+            self.stream.append({"pod": e.victim.key, **event})
 
-    def settle_waiting() -> None:
+    def _settle_waiting(self) -> None:
+        """Pods waiting on Permit that were allowed, rejected or timed out finish binding."""
         still: list[tuple[_PodState, Attempt]] = []
-        for st, att in waiting:
+        for st, att in self.waiting:
             wp = att.waiting
             assert wp is not None
             if wp.status is None:
-                wp.expire(ctx.now())
+                wp.expire(self.ctx.now())
             if wp.status is None:
                 still.append((st, att))
                 continue
-            att = sched.finish_waiting(st.fwk, att)
-            st.attempt = att
-            after_attempt(att)
-            record(st, att)
-            st.last_event = len(events)
-        waiting[:] = still
+            self._finished(st, self.sched.finish_waiting(st.fwk, att))
+            st.last_event = len(self.cluster_events)
+        self.waiting[:] = still
 
-    to_try = list(states.values())
-    rounds = 0
-    while to_try and rounds < max_rounds:
-        rounds += 1
-        q = ActiveQueue(less)
-        for st in to_try:
-            q.push(st.qpi, st.seq)
-        while q:
-            qpi, _ = q.pop()
-            pod = qpi.pod
-            st = states[pod.key]
-            st.attempts += 1
-            qpi.attempts += 1
-            if recorder is not None:
-                recorder.reset_pod(pod.key)
-            # events during the attempt count for its retry (upstream's in-flight events):
-            # a preemptor's own victims re-queue it, in the next round, after the pods
-            # still waiting in this one, and in priority order with every other pod
-            # their deletion re-queues
-            mark = len(events)
-            n_evictions = len(ctx.evictions)
-            att = sched.schedule_one(st.fwk, pod)
-            st.attempt = att
-            after_attempt(att)
-            record(st, att)
-            if att.victims:
-                st.victims.extend(att.victims)
-            if len(ctx.evictions) > n_evictions:
-                record_preempted(pod, n_evictions)
-            if att.status == "Waiting":
-                waiting.append((st, att))
-            elif att.status != STATUS_SCHEDULED:
-                if att.nominated_node is not None:
-                    ctx.nominate(pod, att.nominated_node)
-                    st.nominated = att.nominated_node or None
-                st.last_event = mark
-            if waiting:
-                settle_waiting()
-            ctx.clock += CYCLE_SECONDS
-            done += 1
-            if progress is not None:
-                progress(done, total)
-        to_try = [
-            st
-            for st in states.values()
-            if st.attempt is not None
-            and st.attempt.status == STATUS_UNSCHEDULABLE
-            and worth_requeuing(_rejectors(st.attempt), set(events[st.last_event :]))
+    # -- step 3: the end of the run ---------------------------------------------------------
+    def time_out_waiting_pods(self) -> None:
+        """Nobody is left to allow the pods still waiting on Permit: they time out."""
+        if not self.waiting:
+            return
+        deadlines = [a.waiting.next_deadline() for _, a in self.waiting if a.waiting is not None]
+        self.ctx.clock = max([self.ctx.clock, *(d for d in deadlines if d is not None)])
+        self._settle_waiting()
+
+    def result(self, elapsed: float) -> SimulationResult:
+        """Results in queue order (the order of first attempts, then pods never queued)."""
+        for key, st in self.states.items():
+            self.results[key] = _pod_result(st, self.recorder, self.explain)
+            self.results[key].events = st.events
+        attempted = sorted(
+            self.states.values(), key=lambda st: _QueueKey(st.qpi, st.seq, self.less)
+        )
+        ordered = [self.results[st.qpi.pod.key] for st in attempted]
+        ordered += [
+            self.results[p.key]
+            for p in self.pending
+            if p.key in self.results and p.key not in self.states
         ]
-    # nobody is left to allow the pods still waiting on Permit: they time out
-    if waiting:
-        deadlines = [a.waiting.next_deadline() for _, a in waiting if a.waiting is not None]
-        ctx.clock = max([ctx.clock, *(d for d in deadlines if d is not None)])
-        settle_waiting()
+        return SimulationResult(ordered, self._summary(ordered, elapsed), self.explain, self.stream)
 
-    for key, st in states.items():
-        results[key] = _pod_result(st, recorder, explain)
-        results[key].events = st.events
-    for pod in pending:
-        if pod.key in results:
-            order.append(pod.key)
-    # report in queue order: the order of first attempts (then pods never queued)
-    attempted = sorted(
-        (st for st in states.values()),
-        key=lambda st: _QueueKey(st.qpi, st.seq, less),
-    )
-    ordered = [results[st.qpi.pod.key] for st in attempted]
-    ordered += [results[k] for k in order if k not in states]
-
-    elapsed = time.perf_counter() - t0
-    counts = dict.fromkeys(STATUSES, 0)
-    for r in ordered:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    attempts_total = sum(st.attempts for st in states.values())
-    summary: dict[str, Any] = {
-        "pods": len(ordered),
-        "counts": counts,
-        "nodes": len(snapshot),
-        "runningPods": len(running),
-        "evictions": len(ctx.evictions),
-        "attempts": attempts_total,
-        "rounds": rounds,
-        "seed": seed,
-        "profiles": [p.scheduler_name for p in config.profiles],
-        "seconds": round(elapsed, 6),
-        "podsPerSecond": round(attempts_total / elapsed, 1) if elapsed > 0 else None,
-    }
-    missing = {n: f.missing_plugins for n, f in frameworks.items() if f.missing_plugins}
-    if missing:
-        summary["missingPlugins"] = missing
-    return SimulationResult(ordered, summary, explain, stream)
+    def _summary(self, ordered: list[PodResult], elapsed: float) -> dict[str, Any]:
+        counts = {str(s): 0 for s in PodStatus}
+        for r in ordered:
+            counts[str(r.status)] = counts.get(str(r.status), 0) + 1
+        attempts_total = sum(st.attempts for st in self.states.values())
+        summary: dict[str, Any] = {
+            "pods": len(ordered),
+            "counts": counts,
+            "nodes": len(self.snapshot),
+            "runningPods": len(self.running),
+            "evictions": len(self.ctx.evictions),
+            "attempts": attempts_total,
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "profiles": [p.scheduler_name for p in self.config.profiles],
+            "seconds": round(elapsed, 6),
+            "podsPerSecond": round(attempts_total / elapsed, 1) if elapsed > 0 else None,
+        }
+        missing = {n: f.missing_plugins for n, f in self.frameworks.items() if f.missing_plugins}
+        if missing:
+            summary["missingPlugins"] = missing
+        return summary
 
 
 def _rejectors(att: Attempt) -> set[str] | None:
@@ -505,7 +560,7 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
     pod: Pod = st.qpi.pod
     att = st.attempt
     assert att is not None
-    status = att.status if att.status in STATUSES else STATUS_UNSCHEDULABLE
+    status = PodStatus(att.status) if att.status in STATUSES else PodStatus.UNSCHEDULABLE
     if status == STATUS_SCHEDULED:
         message = f"Successfully assigned {pod.namespace}/{pod.name} to {att.node}"
     elif att.fit_error is not None:
@@ -563,6 +618,7 @@ def _filter_failures(
     for node, per_plugin in per_node.items():
         fails = [
             {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
+            | ({"detail": v["detail"]} if v.get("detail") else {})
             for pl, v in per_plugin.items()
             if v.get("code") != "Success"
         ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from .defaults import (
     default_args,
     merge_plugin_set,
 )
-from .fielderr import FieldError
+from .fielderr import FieldError, invalid
 from .schema import ARGS_SCHEMAS, CONFIG_SCHEMA, PLUGIN_SET_FIELDS, decode
 from .types import EXTENSION_POINTS, PluginRef, ProfileConfig, SchedulerConfig
 from .validation import validate_args, validate_document
@@ -59,6 +59,8 @@ _MAX_TOTAL_SCORE = 2**63 - 1
 
 Source = str | os.PathLike[str] | Mapping[str, Any] | None
 Capabilities = Mapping[str, frozenset[str]]
+# a plugin's own args check: raw args → (defaulted args, [(field, value, message)])
+ArgsCheck = Callable[[Mapping[str, Any]], tuple[dict[str, Any], list[tuple[str, Any, str]]]]
 
 
 # --- public API ---------------------------------------------------------------------
@@ -70,6 +72,7 @@ def load_config(
     capabilities: Capabilities | None = None,
     file: str | None = None,
     feature_gates: Mapping[str, bool] | None = None,
+    args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> SchedulerConfig:
     """The resolved configuration, or :class:`ConfigError` for the first problem.
 
@@ -80,9 +83,13 @@ def load_config(
     None for upstream's default configuration (one ``default-scheduler``
     profile).  ``capabilities`` is the plugin registry: plugin name -> the
     extension points it implements (default: :data:`DEFAULT_CAPABILITIES`).
+    ``args_checks`` are the args checks of plugins that bring their own
+    (``Registry.args_checks()``): plugin name -> check.
     """
     doc, label = _read(source, file)
-    errors, cfg = _run(doc, capabilities, label, stop_early=True, gates=feature_gates)
+    errors, cfg = _run(
+        doc, capabilities, label, stop_early=True, args_checks=args_checks, gates=feature_gates
+    )
     if errors:
         first = errors[0]
         first.errors = errors  # type: ignore[attr-defined]
@@ -92,10 +99,19 @@ def load_config(
 
 
 def load_config_text(
-    text: str, *, capabilities: Capabilities | None = None, file: str | None = None
+    text: str,
+    *,
+    capabilities: Capabilities | None = None,
+    file: str | None = None,
+    args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> SchedulerConfig:
     """Like :func:`load_config` for YAML or JSON text (the profile editor's input)."""
-    return load_config(_parse_text(text, file or "<input>"), capabilities=capabilities, file=file)
+    return load_config(
+        _parse_text(text, file or "<input>"),
+        capabilities=capabilities,
+        file=file,
+        args_checks=args_checks,
+    )
 
 
 def validate_config(
@@ -103,6 +119,7 @@ def validate_config(
     *,
     capabilities: Capabilities | None = None,
     file: str | None = None,
+    args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> list[ConfigError]:
     """Every problem found, in upstream's order; empty when the configuration is usable.
 
@@ -113,7 +130,7 @@ def validate_config(
         doc, label = _read(source, file)
     except ConfigError as exc:
         return [exc]
-    errors, _ = _run(doc, capabilities, label, stop_early=False)
+    errors, _ = _run(doc, capabilities, label, stop_early=False, args_checks=args_checks)
     return errors
 
 
@@ -206,6 +223,7 @@ def _run(
     *,
     stop_early: bool,
     gates: Mapping[str, bool] | None = None,
+    args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> tuple[list[ConfigError], SchedulerConfig | None]:
     type_errs = _check_type_meta(doc)
     if type_errs:
@@ -221,7 +239,7 @@ def _run(
     profiles: list[ProfileConfig] = []
     errors: list[ConfigError] = []
     for i, prof in enumerate(defaulted["profiles"]):
-        result = _build_profile(i, prof, merged[i], caps)
+        result = _build_profile(i, prof, merged[i], caps, args_checks or {})
         if isinstance(result, FieldError):
             errors.append(_error(result, file))
             if stop_early:
@@ -383,7 +401,11 @@ def _apply_defaults(
 
 
 def _build_profile(
-    i: int, prof: Mapping[str, Any], merged: Mapping[str, MergedSet], caps: Capabilities
+    i: int,
+    prof: Mapping[str, Any],
+    merged: Mapping[str, MergedSet],
+    caps: Capabilities,
+    args_checks: Mapping[str, ArgsCheck],
 ) -> ProfileConfig | FieldError:
     """What ``NewFramework`` does with one defaulted, validated profile."""
     path = f"profiles[{i}]"
@@ -397,6 +419,14 @@ def _build_profile(
         if pname not in needed or pname not in caps:
             continue
         args = pc.get("args")
+        check = args_checks.get(pname)
+        if check is not None:
+            if args is not None and not isinstance(args, Mapping):
+                return invalid(f"{path}.pluginConfig[{j}].args", args, "must be an object")
+            args, problems = check(args or {})
+            if problems:
+                field, value, msg = problems[0]
+                return invalid(f"{path}.pluginConfig[{j}].args.{field}", value, msg)
         errs = validate_args(pname, f"{path}.pluginConfig[{j}].args", args or {})
         if errs:
             return errs[0]

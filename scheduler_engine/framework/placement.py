@@ -14,7 +14,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..objects import Pod
     from .node_info import NodeInfo
 
-__all__ = ["PLACEMENT_MAX_SCORE", "PLACEMENT_MIN_SCORE", "Placement", "PodGroupAssignments", "PodGroupInfo"]
+__all__ = [
+    "PLACEMENT_MAX_SCORE",
+    "PLACEMENT_MIN_SCORE",
+    "Placement",
+    "PodGroupAssignments",
+    "PodGroupInfo",
+]
 
 PLACEMENT_MIN_SCORE = 0
 PLACEMENT_MAX_SCORE = 100

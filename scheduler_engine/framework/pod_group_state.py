@@ -39,7 +39,9 @@ class PodGroupState:
         return [self.all_pods[u] for u in self.assigned] + list(self.assumed.values())
 
     def unscheduled_pods(self) -> list[Pod]:
-        return [p for u, p in self.all_pods.items() if u not in self.assigned and u not in self.assumed]
+        return [
+            p for u, p in self.all_pods.items() if u not in self.assigned and u not in self.assumed
+        ]
 
 
 class PodGroupStates:

@@ -32,6 +32,8 @@ def status_value(status: Status | None) -> dict[str, Any]:
     out: dict[str, Any] = {"code": status.code_name, "reasons": list(status.reasons)}
     if status.code == Code.ERROR and status.error is not None:
         out["error"] = f"{type(status.error).__name__}: {status.error}"
+    if status.detail:
+        out["detail"] = status.detail
     return out
 
 

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from ..config import DEFAULT_CAPABILITIES
+from ..config.load import ArgsCheck
 from .interfaces import implemented_points
 
 __all__ = ["IN_TREE_MODULES", "Registry", "default_registry"]
@@ -40,6 +42,8 @@ IN_TREE_MODULES: dict[str, str] = {
     "GangScheduling": "gangscheduling",
     "TopologyPlacementGenerator": "topologyplacement",
     "PodGroupPodsCount": "podgrouppodscount",
+    # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
+    "NodeResourceTopologyMatch": "noderesourcetopology",
 }
 
 
@@ -47,16 +51,57 @@ class Registry:
     def __init__(self) -> None:
         self._factories: dict[str, Any] = {}
         self._classes: dict[str, type] = {}
+        self._args_checks: dict[str, ArgsCheck] = {}
+        self._events: dict[str, frozenset[str]] = {}
+        # where each plugin came from ("in-tree", an entry point, a MODULE:CLASS spec)
+        self.origins: dict[str, str] = {}
 
-    def register(self, name: str, factory: Any, plugin_cls: type) -> None:
+    def register(
+        self,
+        name: str,
+        factory: Any,
+        plugin_cls: type,
+        *,
+        args_check: ArgsCheck | None = None,
+        events: frozenset[str] | None = None,
+        origin: str = "in-tree",
+    ) -> None:
         if name in self._factories:
             raise ValueError(f"a plugin named {name} already exists")
         self._factories[name] = factory
         self._classes[name] = plugin_cls
+        self.origins[name] = origin
+        if args_check is not None:
+            self._args_checks[name] = args_check
+        if events is not None:
+            self._events[name] = events
 
     def register_module(self, module: ModuleType) -> None:
-        """A plugin module: ``NAME``, ``new`` and the class ``PLUGIN`` (or ``new``'s return)."""
-        self.register(module.NAME, module.new, module.PLUGIN)
+        """A plugin module: ``NAME``, ``new`` and the class ``PLUGIN`` (or ``new``'s return).
+
+        A module may also offer ``check_args(raw) -> (defaulted, problems)``.
+        """
+        self.register(
+            module.NAME, module.new, module.PLUGIN, args_check=getattr(module, "check_args", None)
+        )
+
+    def plugin_class(self, name: str) -> type:
+        return self._classes[name]
+
+    def args_checks(self) -> Mapping[str, ArgsCheck]:
+        """Plugin name → its own args check (plugins whose args the config layer does not know)."""
+        return dict(self._args_checks)
+
+    def requeue_events(self) -> Mapping[str, frozenset[str]]:
+        """Plugin name → the cluster events that make a pod it rejected worth retrying."""
+        return dict(self._events)
+
+    def config_kwargs(self) -> dict[str, Any]:
+        """What ``load_config`` / ``validate_config`` need to know of these plugins."""
+        return {
+            "capabilities": {**DEFAULT_CAPABILITIES, **self.capabilities()},
+            "args_checks": self.args_checks(),
+        }
 
     def __contains__(self, name: object) -> bool:
         return name in self._factories

@@ -788,7 +788,11 @@ class Framework:
                 scores.append(int(v))
             per_plugin[name] = scores
         for name, pl, _ in self.placement_score_plugins:
-            ext = pl.placement_score_extensions() if hasattr(pl, "placement_score_extensions") else None
+            ext = (
+                pl.placement_score_extensions()
+                if hasattr(pl, "placement_score_extensions")
+                else None
+            )
             if ext is None:
                 continue
             s = ext.normalize_placement_score(state, group, per_plugin[name])

@@ -42,7 +42,7 @@ _CODE_NAMES = {
 
 
 class Status:
-    __slots__ = ("code", "error", "plugin", "reasons")
+    __slots__ = ("code", "detail", "error", "plugin", "reasons")
 
     def __init__(
         self,
@@ -55,6 +55,8 @@ class Status:
         self.reasons: tuple[str, ...] = reasons
         self.plugin = plugin
         self.error = error
+        # beyond upstream: what an explanation adds to the reasons (never in messages)
+        self.detail = ""
 
     @classmethod
     def unschedulable(cls, *reasons: str) -> Status:

@@ -84,7 +84,10 @@ class GangScheduling:
         name, pg = found
         if pg is None:
             return (
-                Status(Code.ERROR, f'failed to get podGroup {pod.namespace}/{name}: podgroup.scheduling.k8s.io "{name}" not found'),
+                Status(
+                    Code.ERROR,
+                    f'failed to get podGroup {pod.namespace}/{name}: podgroup.scheduling.k8s.io "{name}" not found',
+                ),
                 0.0,
             )
         if pg.min_count is None:

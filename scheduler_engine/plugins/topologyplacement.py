@@ -34,9 +34,7 @@ class TopologyPlacementGenerator:
         assert self.handle is not None
         pg = self.handle.native_pod_group(group.namespace, group.name)
         if pg is None:
-            return None, Status(
-                Code.ERROR, f'podgroup.scheduling.k8s.io "{group.name}" not found'
-            )
+            return None, Status(Code.ERROR, f'podgroup.scheduling.k8s.io "{group.name}" not found')
         key = pg.topology_key
         if key is None:
             return [parent], None

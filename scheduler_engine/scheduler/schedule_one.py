@@ -17,6 +17,7 @@ rotating start index, the diagnosis).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "Attempt",
+    "AttemptStatus",
     "Scheduler",
     "num_feasible_nodes_to_find",
 ]
@@ -70,12 +72,21 @@ def num_feasible_nodes_to_find(
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class AttemptStatus(StrEnum):
+    """How one scheduling attempt ended."""
+
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+    ERROR = "Error"
+    # Permit asked to wait: the binding cycle continues when the pod is allowed
+    WAITING = "Waiting"
+
+
 @dataclass
 class Attempt:
     """The outcome of one scheduling attempt of one pod."""
 
-    # "Scheduled" | "Unschedulable" | "Error" | "Waiting"
-    status: str
+    status: AttemptStatus
     node: str | None = None
     message: str = ""
     fit_error: FitError | None = None
@@ -117,7 +128,7 @@ class Scheduler:
         self.ctx.current_pod = pod.key
         state = CycleState()
         att = self._scheduling_algorithm(fwk, state, pod)
-        if att.status != "Scheduled":
+        if att.status != AttemptStatus.SCHEDULED:
             return att
         host = att.node
         assert host is not None
@@ -135,7 +146,7 @@ class Scheduler:
         if s is not None and s.code == Code.WAIT:
             wp = WaitingPod(pod, waits, self.ctx.now())
             self.ctx.waiting[pod.uid] = wp
-            att.status = "Waiting"
+            att.status = AttemptStatus.WAITING
             att.waiting = wp
             att.state = state
             return att
@@ -155,12 +166,12 @@ class Scheduler:
         if s is not None and s.code != Code.SUCCESS:
             self._unreserve_and_forget(fwk, state, pod, host)
             att.forgotten = True
-            att.status = "Unschedulable" if s.is_rejected() else "Error"
+            att.status = AttemptStatus.UNSCHEDULABLE if s.is_rejected() else AttemptStatus.ERROR
             att.node = None
             att.message = s.message()
             return att
         fwk.run_post_bind_plugins(state, pod, host)
-        att.status = "Scheduled"
+        att.status = AttemptStatus.SCHEDULED
         return att
 
     def finish_waiting(self, fwk: Framework, att: Attempt) -> Attempt:
@@ -183,9 +194,9 @@ class Scheduler:
             fe = FitError(pod.key, 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = f"waiting on permit for pod: {s.message()}"
         att.node = None
         return att
@@ -200,9 +211,9 @@ class Scheduler:
             fe = FitError("", 1, d)
             att.fit_error = fe
             att.message = fe.error()
-            att.status = "Unschedulable"
+            att.status = AttemptStatus.UNSCHEDULABLE
         else:
-            att.status = "Error"
+            att.status = AttemptStatus.ERROR
             att.message = s.message()
         att.nominated_node = ""
         return att
@@ -216,13 +227,17 @@ class Scheduler:
     def _scheduling_algorithm(self, fwk: Framework, state: CycleState, pod: Pod) -> Attempt:
         snapshot = self.ctx.snapshot
         if len(snapshot) == 0:
-            return Attempt("Unschedulable", message=ERR_NO_NODES_AVAILABLE, nominated_node="")
+            return Attempt(
+                AttemptStatus.UNSCHEDULABLE, message=ERR_NO_NODES_AVAILABLE, nominated_node=""
+            )
         feasible, diagnosis, err = self._find_nodes_that_fit_pod(fwk, state, pod)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         if not feasible:
             fe = FitError(pod.key, len(snapshot), diagnosis)
-            att = Attempt("Unschedulable", fit_error=fe, diagnosis=diagnosis)
+            att = Attempt(AttemptStatus.UNSCHEDULABLE, fit_error=fe, diagnosis=diagnosis)
             if not fwk.has_post_filter_plugins():
                 att.nominated_node = ""
                 att.message = fe.error()
@@ -236,7 +251,7 @@ class Scheduler:
         evaluated = len(feasible) + len(diagnosis.node_to_status)
         if len(feasible) == 1:
             return Attempt(
-                "Scheduled",
+                AttemptStatus.SCHEDULED,
                 node=feasible[0].name,
                 diagnosis=diagnosis,
                 evaluated_nodes=evaluated,
@@ -244,9 +259,11 @@ class Scheduler:
             )
         host, scores, err = self._prioritize_and_select(fwk, state, pod, feasible)
         if err is not None:
-            return Attempt("Error", message=err.message(), nominated_node="", diagnosis=diagnosis)
+            return Attempt(
+                AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
+            )
         return Attempt(
-            "Scheduled",
+            AttemptStatus.SCHEDULED,
             node=host,
             diagnosis=diagnosis,
             scores=scores,

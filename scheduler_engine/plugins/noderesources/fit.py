@@ -346,7 +346,9 @@ class Fit:
                 requested[i] += v
         allocatable = [0] * n
         for ni in assignments.placement.nodes:
-            _, node_allocated, node_allocatable = node_allocatable_request(ni, res, requested, False)
+            _, node_allocated, node_allocatable = node_allocatable_request(
+                ni, res, requested, False
+            )
             for i in range(n):
                 allocatable[i] += node_allocatable[i]
                 requested[i] += node_allocated[i]
