@@ -29,7 +29,6 @@ from .defaults import (
     API_VERSION,
     DEFAULT_CAPABILITIES,
     DEFAULT_MULTIPOINT,
-    default_multipoint,
     DEFAULT_SCHEDULER_NAME,
     FRAMEWORK_POINT_ORDER,
     INTERFACE_NAMES,
@@ -37,6 +36,7 @@ from .defaults import (
     MergedEntry,
     MergedSet,
     default_args,
+    default_multipoint,
     merge_plugin_set,
 )
 from .fielderr import FieldError, invalid

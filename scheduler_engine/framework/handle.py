@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
-from .cycle_state import CycleState
 from ..objects.podgroup import NativePodGroup
+from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .pod_group_state import PodGroupStates
 from .snapshot import Snapshot

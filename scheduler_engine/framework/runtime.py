@@ -43,7 +43,6 @@ from .interfaces import (
     QueuedPodInfo,
 )
 from .node_info import NodeInfo
-from .placement import Placement, PodGroupAssignments, PodGroupInfo
 from .outcomes import (
     MAX_PERMIT_TIMEOUT,
     POINTS,
@@ -54,6 +53,7 @@ from .outcomes import (
     score_failed,
     wrap,
 )
+from .placement import Placement, PodGroupAssignments, PodGroupInfo
 from .recorder import Recorder, status_value
 from .status import Code, Status
 
