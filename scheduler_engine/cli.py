@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
+from .features import parse_feature_gates
 from .framework.registry import default_registry
 
 __all__ = ["main", "render_table"]
@@ -36,6 +37,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
     s.add_argument("--format", choices=("json", "table"), default="json")
+    s.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="A=true,B=false",
+        help="feature gates, as kube-scheduler takes them (e.g. GenericWorkload=true,"
+        "GangScheduling=true for the native workload API)",
+    )
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
     return p
@@ -48,9 +56,12 @@ def _config_kwargs() -> dict[str, Any]:
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
+    gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, **_config_kwargs()) if args.config else None
-    result = simulate(cluster, config, seed=args.seed, explain=args.explain)
+    config = (
+        load_config(args.config, feature_gates=gates, **_config_kwargs()) if args.config else None
+    )
+    result = simulate(cluster, config, seed=args.seed, explain=args.explain, feature_gates=gates)
     doc = result.to_dict()
     if args.format == "table":
         out.write(render_table(doc))

@@ -109,6 +109,8 @@ class SimulationContext:
     # the native workload API (GenericWorkload gate): PodGroups by "ns/name", member states
     native_pod_groups: dict[str, NativePodGroup] = field(default_factory=dict)
     pod_groups: PodGroupStates = field(default_factory=PodGroupStates)
+    # feature gates of the run that plugins read (gate → value; absent: off)
+    feature_gates: dict[str, bool] = field(default_factory=dict)
 
     def now(self) -> float:
         return self.clock
@@ -244,6 +246,9 @@ class FrameworkHandle:
 
     def pod_group_states(self) -> PodGroupStates:
         return self.ctx.pod_groups
+
+    def feature_enabled(self, gate: str) -> bool:
+        return self.ctx.feature_gates.get(gate, False)
 
     # -- Permit ------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:

@@ -65,6 +65,9 @@ class PodGroupStates:
             if p.node_name:
                 st.assigned.add(p.uid)
 
+    def __bool__(self) -> bool:
+        return bool(self._states)
+
     def get(self, key: str) -> PodGroupState | None:
         return self._states.get(key)
 

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import InputError
 
 __all__ = [
+    "NATIVE_API_VERSION",
     "NATIVE_GROUP",
     "NativePodGroup",
     "index_native_pod_groups",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 NATIVE_GROUP = "scheduling.k8s.io"
+NATIVE_API_VERSION = "scheduling.k8s.io/v1alpha2"
 KIND = "PodGroup"
 
 
