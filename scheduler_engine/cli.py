@@ -18,7 +18,8 @@ from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
 from .features import parse_feature_gates
-from .framework.registry import default_registry
+from .framework.registry import Registry
+from .plugin_loader import build_registry
 
 __all__ = ["main", "render_table"]
 
@@ -36,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
+    s.add_argument(
+        "--controllers",
+        action="store_true",
+        help="first do what kube-controller-manager would for the pending pods "
+        "(ResourceClaims from templates, Immediate PVCs bound)",
+    )
     s.add_argument("--format", choices=("json", "table"), default="json")
     s.add_argument(
         "--feature-gates",
@@ -46,22 +53,46 @@ def _parser() -> argparse.ArgumentParser:
     )
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
+    for cmd in (s, v):
+        cmd.add_argument(
+            "--plugin",
+            action="append",
+            default=[],
+            metavar="MODULE:CLASS",
+            help="a plugin class to register beside the in-tree and installed ones (repeatable)",
+        )
     return p
 
 
-def _config_kwargs() -> dict[str, Any]:
-    return default_registry().config_kwargs()
+def _registry(args: argparse.Namespace) -> Registry:
+    """In-tree plugins, those installed under ``schedlab.plugins``, and ``--plugin`` ones."""
+    return build_registry(args.plugin)
+
+
+def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return _registry(args).config_kwargs()
 
 
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
     gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
+    registry = _registry(args)
     cluster = load_cluster(args.snapshot)
     config = (
-        load_config(args.config, feature_gates=gates, **_config_kwargs()) if args.config else None
+        load_config(args.config, feature_gates=gates, **registry.config_kwargs())
+        if args.config
+        else None
     )
-    result = simulate(cluster, config, seed=args.seed, explain=args.explain, feature_gates=gates)
+    result = simulate(
+        cluster,
+        config,
+        seed=args.seed,
+        explain=args.explain,
+        registry=registry,
+        controllers=args.controllers,
+        feature_gates=gates,
+    )
     doc = result.to_dict()
     if args.format == "table":
         out.write(render_table(doc))
@@ -72,7 +103,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    errors = validate_config(args.file, **_config_kwargs())
+    errors = validate_config(args.file, **_config_kwargs(args))
     if errors:
         for e in errors:
             err.write(e.one_line() + "\n")

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .documents import object_ref, read_objects
-from .errors import InputError
+from .errors import FieldError, InputError
 from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .objects.selectors import SelectorError
+from .objects.validation import validate_node, validate_pod
 
 __all__ = [
     "ClusterState",
@@ -25,6 +26,7 @@ __all__ = [
     "build_cluster",
     "index_topologies",
     "load_cluster",
+    "validate_objects",
 ]
 
 
@@ -118,6 +120,30 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
     )
 
 
+def validate_objects(objects: Iterable[Mapping[str, Any]], *, source: str | None = None) -> None:
+    """Refuse the first Pod or Node the API server would refuse, in its words.
+
+    Raises :class:`InputError` naming the file, the object and the field.
+    Snapshot files (:func:`load_cluster`, the CLI) and the dashboard's uploads
+    pass through it; :func:`build_cluster` itself takes objects as given, as
+    upstream's unit tests build them.
+    """
+    for obj in objects:
+        if not isinstance(obj, Mapping):
+            continue
+        kind = obj.get("kind")
+        error: FieldError | None = None
+        if kind == "Pod":
+            error = validate_pod(obj)
+        elif kind == "Node":
+            error = validate_node(obj)
+        if error is not None:
+            ref = object_ref(dict(obj))
+            if kind == "Pod" and "/" not in ref.split(" ", 1)[1]:
+                ref = ref.replace("Pod ", "Pod default/", 1)
+            raise InputError(error.message, file=source, obj=ref, field=error.field)
+
+
 def build_cluster(
     objects: Iterable[Mapping[str, Any]], *, source: str | None = None
 ) -> ClusterState:
@@ -183,5 +209,7 @@ def build_cluster(
 
 
 def load_cluster(path: str | os.PathLike[str]) -> ClusterState:
-    """Read and parse a snapshot file or directory."""
-    return build_cluster(read_objects(path), source=str(path))
+    """Read, validate (:func:`validate_objects`) and parse a snapshot file or directory."""
+    objects = read_objects(path)
+    validate_objects(objects, source=str(path))
+    return build_cluster(objects, source=str(path))

@@ -19,6 +19,7 @@ from typing import Any
 
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .controllers import emulate_controllers
 from .framework.handle import FrameworkHandle, SimulationContext
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
@@ -97,10 +98,16 @@ REQUEUE_EVENTS: dict[str, frozenset[str]] = {
     "VolumeZone": frozenset(),
     "SchedulingGates": frozenset(),
     "DefaultPreemption": frozenset(),
+    # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
+    "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
 }
 
 
-def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
+def worth_requeuing(
+    rejectors: set[str] | None,
+    events: set[str],
+    plugin_events: Mapping[str, frozenset[str]] | None = None,
+) -> bool:
     """Whether any of ``events`` re-queues a pod its ``rejectors`` turned down.
 
     ``None`` or no rejector (an error, no FitError) re-queues on any event, as
@@ -110,7 +117,8 @@ def worth_requeuing(rejectors: set[str] | None, events: set[str]) -> bool:
         return False
     if not rejectors:
         return True
-    return any(events & REQUEUE_EVENTS.get(p, _ANY_POD_EVENT) for p in rejectors)
+    table = REQUEUE_EVENTS if not plugin_events else {**REQUEUE_EVENTS, **plugin_events}
+    return any(events & table.get(p, _ANY_POD_EVENT) for p in rejectors)
 
 
 # simulated time one scheduling cycle takes (the clock only needs to be deterministic)
@@ -253,12 +261,17 @@ def simulate(
     batch: bool = True,
     max_rounds: int = MAX_ROUNDS,
     snapshot: Snapshot | None = None,
+    controllers: bool = False,
     feature_gates: Mapping[str, bool] | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
 
-    ``feature_gates`` (gate → value) are used when ``config`` is None; a
-    configuration carries its own (``load_config(..., feature_gates=...)``).
+    ``controllers`` first does what kube-controller-manager would for the
+    pending pods (claims from templates, Immediate PVCs bound; see
+    :mod:`scheduler_engine.controllers`) and reports it as the summary's
+    ``controllers``.  ``feature_gates`` (gate → value) are used when
+    ``config`` is None; a configuration carries its own
+    (``load_config(..., feature_gates=...)``).
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
@@ -274,11 +287,17 @@ def simulate(
     if config is None:
         caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
         config = load_config(None, capabilities=caps, feature_gates=feature_gates)
+    emulated = None
+    if controllers:
+        cluster, emulated = emulate_controllers(cluster)
     run = _Run(cluster, config, registry, seed, explain, now, batch, snapshot)
     run.admit_pending_pods()
     run.schedule_in_rounds(max_rounds, progress)
     run.time_out_waiting_pods()
-    return run.result(time.perf_counter() - t0)
+    result = run.result(time.perf_counter() - t0)
+    if emulated is not None:
+        result.summary["controllers"] = emulated.to_dict()
+    return result
 
 
 class _Run:
@@ -298,6 +317,8 @@ class _Run:
         self.config = config
         self.seed = seed
         self.explain = explain
+        # the events plugins of one's own register (plugin_api's EVENTS)
+        self.plugin_events = registry.requeue_events()
         work = _working_copy(cluster)
         self.running = [p for p in work.pods if p.node_name]
         if snapshot is None:
@@ -443,6 +464,9 @@ class _Run:
                 self.ctx.clock += CYCLE_SECONDS
                 if progress is not None:
                     progress(done, total)
+            # this round's victims are gone before the next one: upstream deletes them
+            # while the rest of the queue is scheduled, which sees them terminating
+            self.ctx.finish_deletions()
             to_try = [st for st in self.states.values() if self._worth_another_round(st)]
 
     def _attempt(self, st: _PodState) -> None:
@@ -551,7 +575,9 @@ class _Run:
         att = st.attempt
         if att is None or att.status != AttemptStatus.UNSCHEDULABLE:
             return False
-        return worth_requeuing(_rejectors(att), set(self.cluster_events[st.last_event :]))
+        return worth_requeuing(
+            _rejectors(att), set(self.cluster_events[st.last_event :]), self.plugin_events
+        )
 
     def _finished(self, st: _PodState, att: Attempt) -> None:
         """An attempt ended (or a waiting pod was decided): its cluster event and pod event."""
@@ -606,6 +632,7 @@ class _Run:
         deadlines = [a.waiting.next_deadline() for _, a in self.waiting if a.waiting is not None]
         self.ctx.clock = max([self.ctx.clock, *(d for d in deadlines if d is not None)])
         self._settle_waiting()
+        self.ctx.finish_deletions()
 
     def result(self, elapsed: float) -> SimulationResult:
         """Results in queue order (the order of first attempts, then pods never queued)."""

@@ -25,9 +25,9 @@ objects: list[dict[str, Any]] = []
 GPU_FAULTS = {
     # four GPUs fell off the bus; the device plugin was not restarted and still
     # advertises eight, so the scheduler places pods on GPUs that do not exist
-    "a100-c-2": (8, 4),
+    "a100-c-1": (8, 4),
     # the device plugin marked one GPU unhealthy (Xid 79)
-    "a100-c-1": (7, 8),
+    "a100-c-2": (7, 8),
     # an NVSwitch fault: four GPUs unhealthy, yet a running pod holds six
     "h100-b-1": (4, 8),
 }
@@ -221,6 +221,12 @@ def build() -> None:
         for i in range(1, 3):
             name = f"a100-{zone[-1]}-{i}"
             plugin_count, gfd_count = GPU_FAULTS.get(name, (8, 8))
+            # a100-c-1 is a p4d with 40 GB A100s that has the notebook image cached:
+            # the default profile prefers it, GPUMemoryScore does not (docs/plugins.md)
+            small = name == "a100-c-1"
+            images = [{"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}]
+            if small:
+                images.append({"names": ["registry.example.com/app:1.0"], "sizeBytes": 250_000_000})
             node(
                 name,
                 zone,
@@ -229,13 +235,17 @@ def build() -> None:
                 instance="p4d.24xlarge",
                 labels={
                     "pool": "a100",
-                    **gfd_labels("NVIDIA-A100-SXM4-80GB", gfd_count, 81920, "ampere", (8, 0)),
+                    **gfd_labels(
+                        "NVIDIA-A100-SXM4-40GB" if small else "NVIDIA-A100-SXM4-80GB",
+                        gfd_count,
+                        40960 if small else 81920,
+                        "ampere",
+                        (8, 0),
+                    ),
                 },
                 resources={"nvidia.com/gpu": str(plugin_count)},
                 taints=[dict(GPU_TAINT)],
-                images=[
-                    {"names": ["nvcr.io/nvidia/pytorch:24.10-py3"], "sizeBytes": 9_800_000_000}
-                ],
+                images=images,
             )
     # H100 pool: three 8-GPU nodes in two zones, reserved for training.
     for name, zone in [("h100-a-1", ZONES[0]), ("h100-a-2", ZONES[0]), ("h100-b-1", ZONES[1])]:

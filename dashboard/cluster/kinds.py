@@ -16,7 +16,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
 
-from scheduler_engine.errors import FieldError
+from scheduler_engine.errors import FieldError, InputError
+from scheduler_engine.objects.noderesourcetopology import parse_node_resource_topology
 from scheduler_engine.objects.pod import pod_requests
 from scheduler_engine.quantity import milli_value, value
 
@@ -259,8 +260,23 @@ def _event_columns(obj: Obj) -> dict[str, Any]:
     }
 
 
-def _shared(key: str, kind: str, api_version: str, namespaced: bool) -> KindSpec:
+def _shared(
+    key: str,
+    kind: str,
+    api_version: str,
+    namespaced: bool,
+    check: Callable[[Obj], Any] | None = None,
+) -> KindSpec:
+    """A kind of the shared table; ``check`` parses what the engine indexes up front."""
+
     def columns(obj: Obj) -> dict[str, Any]:
+        if check is not None:
+            try:
+                check(obj)
+            except InputError as exc:
+                raise MalformedObject(
+                    f"{exc.obj or describe(obj)}: {exc.field}: {exc.message}"
+                ) from None
         return {"kind": kind}
 
     return KindSpec(
@@ -268,7 +284,8 @@ def _shared(key: str, kind: str, api_version: str, namespaced: bool) -> KindSpec
     )
 
 
-# Read whole by the engine's volume and DRA plugins; pages do not filter on them.
+# Read whole by the engine's volume, DRA and NodeResourceTopology plugins and its
+# hardware view; pages do not filter on them.
 SHARED_KINDS: tuple[KindSpec, ...] = (
     _shared("persistentvolumes", "PersistentVolume", "v1", False),
     _shared("persistentvolumeclaims", "PersistentVolumeClaim", "v1", True),
@@ -279,6 +296,14 @@ SHARED_KINDS: tuple[KindSpec, ...] = (
     _shared("resourceslices", "ResourceSlice", "resource.k8s.io/v1", False),
     _shared("resourceclaims", "ResourceClaim", "resource.k8s.io/v1", True),
     _shared("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1", True),
+    # NUMA zones of a node (the topology exporter's CRD; served only where it is installed)
+    _shared(
+        "noderesourcetopologies",
+        "NodeResourceTopology",
+        "topology.node.k8s.io/v1alpha2",
+        False,
+        parse_node_resource_topology,
+    ),
 )
 
 

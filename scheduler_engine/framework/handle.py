@@ -9,9 +9,11 @@ over it, because the filter-running helpers belong to the framework.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
@@ -39,6 +41,36 @@ class Eviction:
     # the preemptor's key ("" when unknown)
     by: str = ""
     reason: str = ""
+
+
+def go_timestamp(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _terminating_copy(pod: Pod, now: float) -> Pod:
+    """The victim after preemption's status patch and delete call: DisruptionTarget, deletionTimestamp."""
+    dying = copy.copy(pod)
+    raw = pod.raw
+    meta = dict(raw.get("metadata") or {})
+    meta["deletionTimestamp"] = go_timestamp(now)
+    status = dict(raw.get("status") or {})
+    conditions = [
+        c
+        for c in status.get("conditions") or ()
+        if not (isinstance(c, dict) and c.get("type") == "DisruptionTarget")
+    ]
+    conditions.append(
+        {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": "PreemptionByScheduler",
+            "message": f"{pod.scheduler_name}: preempting to accommodate a higher priority pod",
+        }
+    )
+    status["conditions"] = conditions
+    dying.raw = {**raw, "metadata": meta, "status": status}  # type: ignore[assignment]
+    dying.terminating = True
+    return dying
 
 
 class WaitingPod:
@@ -104,13 +136,15 @@ class SimulationContext:
     waiting: dict[str, WaitingPod] = field(default_factory=dict)
     # the pod being scheduled (evictions are attributed to it)
     current_pod: str = ""
-    # called after each eviction (the queue re-activates pods waiting for room)
+    # called when an evicted pod is gone (the queue re-activates pods waiting for room)
     on_evict: list[Callable[[Eviction], None]] = field(default_factory=list)
     # the native workload API (GenericWorkload gate): PodGroups by "ns/name", member states
     native_pod_groups: dict[str, NativePodGroup] = field(default_factory=dict)
     pod_groups: PodGroupStates = field(default_factory=PodGroupStates)
     # feature gates of the run that plugins read (gate → value; absent: off)
     feature_gates: dict[str, bool] = field(default_factory=dict)
+    # pod key → (the pod as it terminates on its node, its eviction): deleted, not yet gone
+    deleting: dict[str, tuple[Pod, Eviction]] = field(default_factory=dict)
 
     def now(self) -> float:
         return self.clock
@@ -139,18 +173,51 @@ class SimulationContext:
 
     # -- evictions ----------------------------------------------------------------
     def evict(self, pod: Pod, preemptor: Pod | None = None, reason: str = "") -> bool:
-        """Remove a running pod from the snapshot and the cluster (preemption's delete)."""
+        """Delete a running pod (preemption): it terminates now and is gone at :meth:`finish_deletions`.
+
+        Until then the node still holds it, marked as being deleted with the
+        ``DisruptionTarget`` condition preemption sets, as the pods scheduled
+        meanwhile see it upstream.  Deleting a pod already being deleted here,
+        or not on its node, does nothing.
+        """
         node = pod.node_name
-        if not node or not self.snapshot.remove_pod(pod, node):
+        if not node or pod.key in self.deleting:
             return False
-        self.cluster.pods = [p for p in self.cluster.pods if p.key != pod.key]
-        self.pod_groups.delete(pod)
+        ni = self.snapshot.get(node)
+        if ni is None or not any(p.key == pod.key for p in ni.pods):
+            return False
         by = preemptor.key if preemptor is not None else self.current_pod
         ev = Eviction(pod, node, by, reason)
         self.evictions.append(ev)
-        for cb in self.on_evict:
-            cb(ev)
+        if pod.uid in self.waiting:
+            # a pod waiting at Permit is rejected: it leaves the cache at once
+            self.snapshot.remove_pod(pod, node)
+            self.cluster.pods = [p for p in self.cluster.pods if p.key != pod.key]
+            self.pod_groups.delete(pod)
+            for cb in self.on_evict:
+                cb(ev)
+            return True
+        dying = pod if pod.terminating else _terminating_copy(pod, self.clock)
+        if dying is not pod:
+            self.snapshot.remove_pod(pod, node)
+            self.snapshot.add_pod(dying, node)
+        self.deleting[pod.key] = (dying, ev)
         return True
+
+    def finish_deletions(self) -> int:
+        """The pods being deleted leave the snapshot and the cluster (their Delete events)."""
+        if not self.deleting:
+            return 0
+        gone = list(self.deleting.values())
+        self.deleting.clear()
+        keys = {dying.key for dying, _ in gone}
+        self.cluster.pods = [p for p in self.cluster.pods if p.key not in keys]
+        for dying, ev in gone:
+            self.snapshot.remove_pod(dying, ev.node)
+            self.pod_groups.delete(dying)
+            for cb in self.on_evict:
+                cb(ev)
+        return len(gone)
 
     # -- waiting pods ---------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:

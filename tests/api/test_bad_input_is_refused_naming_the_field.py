@@ -117,3 +117,60 @@ def test_an_oversized_upload_is_refused(operator, demo_cluster):
 def test_compare_with_an_unknown_run_is_404(operator, db):
     assert operator.get("/api/v1/dry-runs/1/compare/?other=2").status_code == 404
     assert operator.get("/api/v1/dry-runs/1/compare/?other=x").status_code in (400, 404)
+
+
+def test_negative_quantities_in_a_workload_are_named_like_the_api_server(operator, demo_cluster):
+    template = {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "-1"}}}]}}
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {
+            "cluster": demo_cluster.pk,
+            "workload": [{"kind": "Job", "name": "j", "replicas": 2, "podTemplate": template}],
+        },
+        format="json",
+    )
+    assert r.status_code == 400
+    field = "workload[0].podTemplate.spec.containers[0].resources.requests[cpu]"
+    assert r.json() == {field: ['Invalid value: "-1": must be greater than or equal to 0']}
+    assert not DryRun.objects.exists()
+
+
+def test_a_negative_gpu_in_a_snapshot_is_named(operator, demo_cluster):
+    resources = {"requests": {"nvidia.com/gpu": "-1"}, "limits": {"nvidia.com/gpu": "-1"}}
+    snapshot = [
+        {"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}},
+        {
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "resources": resources}]},
+        },
+    ]
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": snapshot},
+        format="json",
+    )
+    assert r.status_code == 400
+    assert r.json() == {
+        "snapshot[1].spec.containers[0].resources.limits[nvidia.com/gpu]": [
+            'Invalid value: "-1": must be greater than or equal to 0'
+        ]
+    }
+    assert not DryRun.objects.exists()
+
+
+def test_a_gpu_request_without_a_limit_is_named(operator, demo_cluster):
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": 1}}}]},
+    }
+    r = operator.post(
+        "/api/v1/dry-runs/", {"cluster": demo_cluster.pk, "workload": [pod]}, format="json"
+    )
+    assert r.status_code == 400
+    assert r.json() == {
+        "workload[0].spec.containers[0].resources.limits": [
+            "Required value: Limit must be set for non overcommitable resources"
+        ]
+    }

@@ -205,3 +205,52 @@ def test_events_agree_with_results_on_random_clusters(seed: int) -> None:
                 e["pod"] == v and e["message"].startswith(f"Preempted by pod {uid} on node ")
                 for e in doc["events"]
             )
+
+
+# -- several pending pods and preemption ------------------------------------------------
+NO_VICTIMS = "No preemption victims found for incoming pod"
+
+
+def test_victims_still_terminate_while_the_rest_of_the_queue_is_scheduled() -> None:
+    # A preempts v on n; upstream deletes v while B and L are tried, so L (lower than A,
+    # counted with A's nomination) does not fit beside the terminating v.  Once v is
+    # gone A binds, and B finds nothing of lower priority on n to preempt: L never got
+    # there, so it is not a victim candidate (it was, when victims vanished at once).
+    doc = run(
+        make_node("n").cap(cpu="6", memory="8Gi"),
+        make_pod("v").priority(100).req(cpu="4").node("n"),
+        make_pod("a").priority(1000).req(cpu="4").uid("uid-a"),
+        make_pod("b").priority(50).req(cpu="4"),
+        make_pod("l").priority(10).req(cpu="2"),
+    )
+    res = by_pod(doc)
+    assert res["default/a"]["node"] == "n" and res["default/a"]["victims"] == ["default/v"]
+    assert res["default/l"]["node"] == "n"
+    assert res["default/l"]["events"] == [
+        failed(
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+            f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
+        ),
+        bound("default/l", "n"),
+    ]
+    b = res["default/b"]
+    assert b["status"] == "Unschedulable" and b["victims"] == []
+    assert b["message"] == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
+    )
+    assert [e["pod"] for e in doc["events"] if e["reason"] == "Preempted"] == ["default/v"]
+
+
+def test_a_later_preemptor_may_choose_victims_already_terminating() -> None:
+    # both preemptors want n; the second finds the first's victim still terminating there,
+    # counts it among its own candidates, and no second Preempted event is recorded for it
+    doc = run(
+        make_node("n").cap(cpu="4", memory="8Gi"),
+        make_pod("v").priority(1).req(cpu="4").node("n"),
+        make_pod("a").priority(1000).req(cpu="2"),
+        make_pod("b").priority(900).req(cpu="2"),
+    )
+    res = by_pod(doc)
+    assert {res["default/a"]["node"], res["default/b"]["node"]} == {"n"}
+    assert [e["pod"] for e in doc["events"] if e["reason"] == "Preempted"] == ["default/v"]

@@ -28,10 +28,13 @@ def node(i: int, zones: int = 3, gpus: int = 8) -> dict[str, Any]:
 
 def pod(i: int, node_name: str = "", gpus: int = 0, cpu: str = "1") -> dict[str, Any]:
     requests: dict[str, str] = {"cpu": cpu, "memory": "2Gi"}
+    resources: dict[str, Any] = {"requests": requests}
     if gpus:
+        # the API server requires an extended resource's limit, equal to its request
         requests["nvidia.com/gpu"] = str(gpus)
+        resources["limits"] = {"nvidia.com/gpu": str(gpus)}
     spec: dict[str, Any] = {
-        "containers": [{"name": "main", "image": "app:1", "resources": {"requests": requests}}]
+        "containers": [{"name": "main", "image": "app:1", "resources": resources}]
     }
     if node_name:
         spec["nodeName"] = node_name
@@ -67,7 +70,14 @@ def job(name: str, replicas: int, gpus: int = 1) -> dict[str, Any]:
             "metadata": {"labels": {"job": name}},
             "spec": {
                 "containers": [
-                    {"name": "main", "image": "train:1", "resources": {"requests": requests}}
+                    {
+                        "name": "main",
+                        "image": "train:1",
+                        "resources": {
+                            "requests": requests,
+                            "limits": {"nvidia.com/gpu": str(gpus)},
+                        },
+                    }
                 ]
             },
         },

@@ -21,6 +21,7 @@ from dashboard.cluster.services.snapshots import export_snapshot
 from scheduler_engine import build_cluster
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
+from scheduler_engine.objects.validation import validate_node, validate_pod
 
 from .. import codec
 from ..models import DryRun, ProfileVersion
@@ -95,6 +96,11 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
             containers = (o.get("spec") or {}).get("containers")
             if not isinstance(containers, list) or not all(isinstance(c, dict) for c in containers):
                 raise BadInput.one(f"{where}.spec.containers", "must be a list of containers")
+        if kind in _DEEP_IN_WORKER:
+            # what the API server refuses (negative or uneven quantities, names, labels)
+            error = (validate_pod if kind == "Pod" else validate_node)(o)
+            if error is not None:
+                raise BadInput.one(f"{where}.{error.field}", error.message)
         key = (kind, ns or ("default" if kind == "Pod" else ""), name)
         if key in seen:
             raise BadInput.one(

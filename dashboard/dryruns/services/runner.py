@@ -117,7 +117,15 @@ def run_dry_run(run_id: int) -> str | None:
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
-        result = simulate(state, config, seed=run.seed, explain=explain, progress=_Progress(run.pk))
+        # a dry-run stands in for the controllers too: claims from templates, Immediate PVCs bound
+        result = simulate(
+            state,
+            config,
+            seed=run.seed,
+            explain=explain,
+            progress=_Progress(run.pk),
+            controllers=True,
+        )
         t2 = time.perf_counter()
         results = [compact_result(r) for r in result.to_dict()["results"]]
         if run.explain and not explain:

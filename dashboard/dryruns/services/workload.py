@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from dashboard import conf
+from scheduler_engine.objects.validation import is_dns1123_subdomain, validate_pod
 
 from .errors import BadInput
 
@@ -32,14 +33,25 @@ def _template(item: dict[str, Any], where: str) -> dict[str, Any]:
     return tpl
 
 
+def _check_pod(pod: dict[str, Any], where: str) -> None:
+    """What the API server would refuse in this pod (or template), naming ``where.field``."""
+    error = validate_pod(pod)
+    if error is not None:
+        raise BadInput.one(f"{where}.{error.field}", error.message)
+
+
 def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
     name = item.get("name", meta.get("name"))
     if not isinstance(name, str) or not name:
         raise BadInput.one(f"{where}.name", "is required")
+    for msg in is_dns1123_subdomain(f"{name}-0"):
+        raise BadInput.one(f"{where}.name", f'Invalid value: "{name}": {msg}')
     namespace = item.get("namespace", meta.get("namespace")) or "default"
     n = _replicas(item, where)
     tpl = _template(item, where)
+    tpl_where = f"{where}.podTemplate" if "podTemplate" in item else f"{where}.spec.template"
+    _check_pod({"metadata": tpl.get("metadata") or {}, "spec": tpl["spec"]}, tpl_where)
     labels = dict((tpl.get("metadata") or {}).get("labels") or {})
     annotations = dict((tpl.get("metadata") or {}).get("annotations") or {})
     if item.get("kind") == "PodGroup":
@@ -108,6 +120,7 @@ def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]
     for i, item in enumerate(items):
         where = f"{field}[{i}]"
         if item.get("kind") == "Pod":
+            _check_pod(item, where)
             pod = copy.deepcopy(item)
             pod.setdefault("apiVersion", "v1")
             if isinstance(pod.get("spec"), dict):

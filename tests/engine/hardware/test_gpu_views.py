@@ -42,7 +42,15 @@ def pod(name, node_name, gpus, ns="default", minute=0):
         },
         "spec": {
             "nodeName": node_name,
-            "containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}],
+            "containers": [
+                {
+                    "name": "c",
+                    "resources": {
+                        "requests": {"nvidia.com/gpu": str(gpus)},
+                        "limits": {"nvidia.com/gpu": str(gpus)},
+                    },
+                }
+            ],
         },
         "status": {"phase": "Running"},
     }

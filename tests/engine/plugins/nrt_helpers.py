@@ -92,7 +92,9 @@ def guaranteed(*lists: dict) -> dict:
 
 
 def requests_only(r: dict) -> dict:
-    return pod([container(0, r)])
+    """``makePodWithReqByResourceList``; the API server wants limits for extended resources."""
+    limits = {k: v for k, v in r.items() if "/" in k}
+    return pod([container(0, r, limits or None)])
 
 
 def req_and_limit(req: dict, lim: dict) -> dict:

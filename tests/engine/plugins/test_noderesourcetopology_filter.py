@@ -61,7 +61,7 @@ TOPOLOGIES = [
         zone(1, res(CPU, "30", "4"), res(MEMORY, "8Gi", "4Gi"), res(NIC, "30", "2")),
     ),
     nrt(
-        "badly_formed_node",
+        "badly-formed-node",
         POD,
         zone(0, res(CPU, "20", "2"), res(MEMORY, "8Gi", "4Gi"), res(NIC, "30", "5")),
         {

@@ -15,19 +15,19 @@ GPU = "gpu"
 def default_numa_nodes(policy):
     return [
         nrt(
-            "Node1",
+            "node1",
             policy,
             zone(0, res(CPU, "4", "4"), res(MEMORY, "500Mi", "500Mi")),
             zone(1, res(CPU, "4", "4"), res(MEMORY, "500Mi", "500Mi")),
         ),
         nrt(
-            "Node2",
+            "node2",
             policy,
             zone(0, res(CPU, "2", "2"), res(MEMORY, "50Mi", "50Mi")),
             zone(1, res(CPU, "2", "2"), res(MEMORY, "50Mi", "50Mi")),
         ),
         nrt(
-            "Node3",
+            "node3",
             policy,
             zone(0, res(CPU, "6", "6"), res(MEMORY, "60Mi", "60Mi")),
             zone(1, res(CPU, "6", "6"), res(MEMORY, "60Mi", "60Mi")),
@@ -57,7 +57,7 @@ def four_numa_nodes():
             ],
         )
 
-    return [node("Node1", [1, 1, 0, 0]), node("Node2", [1, 0, 1, 0])]
+    return [node("node1", [1, 1, 0, 0]), node("node2", [1, 0, 1, 0])]
 
 
 POD1 = guaranteed({CPU: "2", MEMORY: str(20 * 1024 * 1024)})
@@ -78,9 +78,9 @@ def best(node_scores):
 @pytest.mark.parametrize(
     ("strategy", "want"),
     [
-        ("MostAllocated", ("Node2", 70)),
-        ("BalancedAllocation", ("Node3", 100)),
-        ("LeastAllocated", ("Node1", 73)),
+        ("MostAllocated", ("node2", 70)),
+        ("BalancedAllocation", ("node3", 100)),
+        ("LeastAllocated", ("node1", 73)),
     ],
 )
 def test_node_resource_score_plugin(strategy, want):
@@ -98,15 +98,15 @@ def test_node_resource_score_plugin(strategy, want):
         ("MostAllocated", False, {}),
         ("LeastAllocated", False, {}),
         ("BalancedAllocation", False, {}),
-        ("MostAllocated", True, {"Node1": 27}),
-        ("LeastAllocated", True, {"Node1": 73}),
-        ("BalancedAllocation", True, {"Node1": 89}),
+        ("MostAllocated", True, {"node1": 27}),
+        ("LeastAllocated", True, {"node1": 73}),
+        ("BalancedAllocation", True, {"node1": 89}),
     ],
 )
 def test_node_resource_partial_data_score_plugin(strategy, only_node1, want):
     topologies = default_numa_nodes("SingleNUMANodeContainerLevel")
     nodes = [node_for(t) for t in topologies]
-    present = [t for t in topologies if only_node1 and t["metadata"]["name"] == "Node1"]
+    present = [t for t in topologies if only_node1 and t["metadata"]["name"] == "node1"]
     got = scores(present, POD1, {"scoringStrategy": {"type": strategy}}, nodes=nodes)
     # a node without NRT data scores 0
     for name, s in got.items():
@@ -132,67 +132,67 @@ LEAST_NUMA = [
     (
         "container scope, one container case 1",
         [_r("2")],
-        {"Node1": 94, "Node2": 94, "Node3": 94},
+        {"node1": 94, "node2": 94, "node3": 94},
         BE_C,
     ),
     (
         "container scope, one container case 2",
         [_r("4")],
-        {"Node1": 94, "Node2": 82, "Node3": 94},
+        {"node1": 94, "node2": 82, "node3": 94},
         BE_C,
     ),
     (
         "container scope, one container case 3",
         [_r("6")],
-        {"Node1": 82, "Node2": 0, "Node3": 94},
+        {"node1": 82, "node2": 0, "node3": 94},
         BE_C,
     ),
     (
         "container scope, two containers case 1",
         [_r("2"), _r("2")],
-        {"Node1": 94, "Node2": 94, "Node3": 94},
+        {"node1": 94, "node2": 94, "node3": 94},
         BE_C,
     ),
     (
         "container scope, two containers case 2",
         [_r("1"), _r("3")],
-        {"Node1": 94, "Node2": 82, "Node3": 94},
+        {"node1": 94, "node2": 82, "node3": 94},
         BE_C,
     ),
     (
         "container scope, two containers case 3",
         [_r("5"), _r("3")],
-        {"Node1": 82, "Node2": 0, "Node3": 94},
+        {"node1": 82, "node2": 0, "node3": 94},
         BE_C,
     ),
     (
         "container scope, two containers non NUMA resource",
         [{"non-numa-resource": "1"}, {"non-numa-resource": "2"}],
-        {"Node1": 100, "Node2": 100, "Node3": 100},
+        {"node1": 100, "node2": 100, "node3": 100},
         BE_C,
     ),
     (
         "pod scope, two containers case 1",
         [_r("2"), _r("2")],
-        {"Node1": 94, "Node2": 82, "Node3": 82},
+        {"node1": 94, "node2": 82, "node3": 82},
         BE_P,
     ),
     (
         "pod scope, two containers case 2",
         [_r("1"), _r("3")],
-        {"Node1": 94, "Node2": 82, "Node3": 82},
+        {"node1": 94, "node2": 82, "node3": 82},
         BE_P,
     ),
     (
         "pod scope, two containers case 3",
         [_r("5"), _r("3")],
-        {"Node1": 82, "Node2": 0, "Node3": 82},
+        {"node1": 82, "node2": 0, "node3": 82},
         BE_P,
     ),
     (
         "pod scope, one containers non NUMA resource",
         [{"non-numa-resource": "1"}],
-        {"Node1": 100, "Node2": 100, "Node3": 100},
+        {"node1": 100, "node2": 100, "node3": 100},
         BE_P,
     ),
 ]
@@ -216,17 +216,17 @@ def test_node_resource_score_plugin_least_numa(name, containers, want, policy):
         (
             "container scope, one container, 4 NUMA nodes, 1 gpu",
             [_r("2", gpu="1")],
-            {"Node1": 94, "Node2": 94},
+            {"node1": 94, "node2": 94},
         ),
         (
             "container scope, one container, 4 NUMA nodes, 2 gpu",
             [_r("2", gpu="2")],
-            {"Node1": 82, "Node2": 76},
+            {"node1": 82, "node2": 76},
         ),
         (
             "container scope, 2 containers, 4 NUMA nodes, 2 gpu in one container",
             [_r("2", gpu="2"), _r("2")],
-            {"Node1": 82, "Node2": 76},
+            {"node1": 82, "node2": 76},
         ),
     ],
 )

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from scheduler_engine.framework import CycleState, NodeScore, Snapshot
 from scheduler_engine.plugins import podtopologyspread as pts
+from scheduler_engine.plugins.podtopologyspread import index as pts_index
 from tests.engine.plugins.test_podtopologyspread import FakeHandle, N, P
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -255,11 +256,11 @@ def test_fast_paths_equal_per_node_paths(nodes: tuple[Any, ...], data: Any) -> N
 def test_critical_paths_from_numpy_equal_the_loop() -> None:
     rng = np.random.default_rng(7)
     for _ in range(200):
-        n = int(rng.integers(pts._NUMPY_PATHS_MIN, 80))
+        n = int(rng.integers(pts_index._NUMPY_PATHS_MIN, 80))
         vals = rng.integers(0, 4, size=n)
         counts = {f"d{i}": int(v) for i, v in enumerate(vals)}
         want = pts.CriticalPaths()
         for k, v in counts.items():
             want.update(k, v)
-        got = pts._critical_paths(counts, np.array(list(counts.values()), dtype=np.int64))
+        got = pts_index._critical_paths(counts, np.array(list(counts.values()), dtype=np.int64))
         assert (got.v0, got.n0, got.v1, got.n1) == (want.v0, want.n0, want.v1, want.n1)

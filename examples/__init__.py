@@ -1,0 +1,1 @@
+"""Examples that use Schedlab's public interfaces."""

@@ -1,0 +1,1 @@
+"""Scheduler plugins of one's own (see docs/plugins.md)."""

@@ -1,0 +1,150 @@
+"""PodTopologySpread: PreFilter (+ AddPod/RemovePod), Filter, PreScore, Score, NormalizeScore.
+
+Upstream counterpart: ``pkg/scheduler/framework/plugins/podtopologyspread``
+(v1.36).  Hard constraints (``whenUnsatisfiable: DoNotSchedule``) filter nodes
+by skew; soft ones (``ScheduleAnyway``) score them.  Pods without constraints
+of their own get the profile's default constraints (the system defaults:
+hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway), with a selector
+taken from the Services, ReplicationControllers, ReplicaSets and StatefulSets
+that select the pod (upstream ``helper.DefaultSelector``).
+
+Feature gates as in v1.36: NodeInclusionPolicyInPodTopologySpread is GA (the
+policies always apply), MatchLabelKeysInPodTopologySpread is on (keys are merged
+into the selector here too; merging again what the API server already merged
+changes nothing), TaintTolerationComparisonOperators is off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...framework import Handle, NodeInfo
+from ...objects import LabelSelector, Pod
+from .common import (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    NAME,
+    PRE_FILTER_STATE_KEY,
+    PRE_SCORE_STATE_KEY,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    SYSTEM_DEFAULTING,
+    Constraint,
+    CriticalPaths,
+    _count_matching,
+    _filter_constraints,
+    default_selector,
+)
+from .filtering import Filtering, PreFilterState
+from .scoring import PreScoreState, Scoring, topology_normalizing_weight
+
+__all__ = [
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "NAME",
+    "PLUGIN",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
+    "CriticalPaths",
+    "PodTopologySpread",
+    "PreFilterState",
+    "PreScoreState",
+    "default_selector",
+    "new",
+    "topology_normalizing_weight",
+]
+
+
+class PodTopologySpread(Filtering, Scoring):
+    NAME = NAME
+
+    def __init__(
+        self,
+        default_constraints: Sequence[Mapping[str, Any]] = (),
+        system_defaulted: bool = False,
+        handle: Handle | None = None,
+        incremental: bool = True,
+    ) -> None:
+        self.default_constraints = tuple(default_constraints)
+        self.system_defaulted = system_defaulted
+        self.handle = handle
+        # False keeps to the per-node loops (the reference the fast paths are tested against)
+        self.incremental = incremental
+        # Matching-pod counts per node, reused across cycles while the node's pods are
+        # unchanged: (selector, namespace) → small id; node name → {id: (NodeInfo, generation, count)}.
+        # The NodeInfo identity check keeps preemption's clones and new snapshots apart.
+        self._count_ids: dict[tuple[LabelSelector, str], int] = {}
+        self._counts: dict[str, dict[int, tuple[NodeInfo, int, int]]] = {}
+
+    def _count_id(self, selector: LabelSelector, ns: str) -> int:
+        key = (selector, ns)
+        cid = self._count_ids.get(key)
+        if cid is None:
+            if len(self._count_ids) > 4096:
+                self._count_ids.clear()
+                self._counts.clear()
+            cid = self._count_ids[key] = len(self._count_ids)
+        return cid
+
+    def _count(self, ni: NodeInfo, cid: int, selector: LabelSelector, ns: str) -> int:
+        pods = ni.pods
+        if not pods or selector.empty:
+            return 0
+        per_node = self._counts.get(ni.node.name)
+        if per_node is None:
+            per_node = self._counts[ni.node.name] = {}
+        hit = per_node.get(cid)
+        gen = ni.generation
+        if hit is not None and hit[0] is ni and hit[1] == gen:
+            return hit[2]
+        n = _count_matching(pods, selector, ns)
+        per_node[cid] = (ni, gen, n)
+        return n
+
+    # -- constraints -----------------------------------------------------------
+    def _objects_of_kind(self, kind: str) -> list[Mapping[str, Any]]:
+        cluster = getattr(self.handle, "cluster", None) if self.handle is not None else None
+        if cluster is None:
+            return []
+        return cluster.of_kind(kind)
+
+    def _default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        constraints = _filter_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self._objects_of_kind)
+        if selector.empty:
+            return []
+        for c in constraints:
+            c.selector = selector
+        return constraints
+
+    def get_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        """The pod's own constraints for ``action``, else the defaults; raises SelectorError."""
+        if pod.topology_spread_constraints:
+            # depends only on the pod: parse once
+            cache = pod.cache.get(NAME)
+            if cache is None:
+                cache = pod.cache[NAME] = {}
+            got = cache.get(action)
+            if got is None:
+                got = cache[action] = _filter_constraints(
+                    pod.topology_spread_constraints, pod.labels, action
+                )
+            return got
+        return self._default_constraints(pod, action)
+
+    # -- PreFilter ---------------------------------------------------------------
+
+
+PLUGIN = PodTopologySpread
+
+
+def new(args: Mapping[str, Any], handle: Handle | None) -> PodTopologySpread:
+    """Build from PodTopologySpreadArgs (``defaultConstraints``, ``defaultingType``)."""
+    args = args or {}
+    defaulting = args.get("defaultingType") or SYSTEM_DEFAULTING
+    if defaulting == SYSTEM_DEFAULTING:
+        return PodTopologySpread(SYSTEM_DEFAULT_CONSTRAINTS, True, handle)
+    return PodTopologySpread(tuple(args.get("defaultConstraints") or ()), False, handle)

@@ -1,0 +1,319 @@
+"""PreScore, Score and NormalizeScore (upstream ``scoring.go``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...framework import MAX_NODE_SCORE, Code, CycleState, NodeInfo, NodeScore, Status
+from ...framework.cycle_state import StateData
+from ...gocompat import go_div, go_log, go_round, go_round_array
+from ...objects import Pod
+from ...objects.selectors import SelectorError
+from .common import (
+    _INVALID_SCORE,
+    LABEL_HOSTNAME,
+    NAME,
+    PRE_SCORE_STATE_KEY,
+    SCHEDULE_ANYWAY,
+    Constraint,
+    _missing_state,
+    _node_has_all_keys,
+    _NodePolicy,
+)
+from .index import _SpreadIndex
+
+
+class PreScoreState(StateData):
+    __slots__ = (
+        "batch_ignored",
+        "constraints",
+        "count_ids",
+        "ignored_mask",
+        "ignored_nodes",
+        "index",
+        "normalizing_weight",
+        "tp_value_to_pod_counts",
+    )
+
+    def __init__(self) -> None:
+        self.constraints: list[Constraint] = []
+        self.ignored_nodes: set[str] = set()
+        self.tp_value_to_pod_counts: list[dict[str, int]] = []
+        self.normalizing_weight: list[float] = []
+        self.count_ids: list[int] = []
+        # fast path: the index, ignored nodes as a mask over its rows, and the ignored
+        # mask of the nodes score_batch last scored (normalize_score_batch gets no nodes)
+        self.index: _SpreadIndex | None = None
+        self.ignored_mask: np.ndarray | None = None
+        self.batch_ignored: np.ndarray | None = None
+
+    def clone(self) -> PreScoreState:
+        # read-only after PreScore, as upstream
+        return self
+
+
+_WEIGHTS: dict[int, float] = {}
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """log(size + 2): smaller topologies' counts are not watered down by bigger ones."""
+    w = _WEIGHTS.get(size)
+    if w is None:
+        w = _WEIGHTS[size] = go_log(float(size + 2))
+    return w
+
+
+def _score_for_count(cnt: int, max_skew: int, weight: float) -> float:
+    return float(cnt) * weight + float(max_skew - 1)
+
+
+class Scoring:
+    """PodTopologySpread's PreScore, Score and NormalizeScore."""
+
+    def _all_nodes(self, filtered: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
+        if self.handle is not None:
+            snap = self.handle.snapshot()
+            if snap is not None:
+                return snap.node_info_list
+        return filtered
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        all_nodes = self._all_nodes(nodes)
+        if not all_nodes:
+            return Status(Code.SKIP)
+        # Only the system defaults let nodes without a zone label still spread by hostname.
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        try:
+            constraints = self.get_constraints(pod, SCHEDULE_ANYWAY)
+        except SelectorError as exc:
+            return Status.from_error(
+                ValueError(
+                    "calculating preScoreState: obtaining pod's soft topology spread "
+                    f"constraints: {exc}"
+                ),
+                NAME,
+            )
+        if not constraints:
+            return Status(Code.SKIP)
+        s = PreScoreState()
+        s.constraints = constraints
+        n = len(constraints)
+        ns = pod.namespace
+        index = _SpreadIndex.of(self.handle) if self.incremental else None
+        rows = None
+        if index is not None and all_nodes is index.snap.node_info_list:
+            rows = index.rows(nodes)
+        if index is not None and rows is not None:
+            self._fast_pre_score_state(index, s, pod, constraints, nodes, rows, require_all)
+            s.count_ids = [self._count_id(c.selector, ns) for c in constraints]
+            state.write(PRE_SCORE_STATE_KEY, s)
+            return None
+        counts: list[dict[str, int]] = [{} for _ in range(n)]
+        is_host = [c.topology_key == LABEL_HOSTNAME for c in constraints]
+        ignored = s.ignored_nodes
+        for ni in nodes:
+            labels = ni.node.labels
+            if require_all and not _node_has_all_keys(labels, constraints):
+                ignored.add(ni.node.name)
+                continue
+            for i, c in enumerate(constraints):
+                if is_host[i]:
+                    # per-node counts are taken in Score
+                    continue
+                counts[i].setdefault(labels.get(c.topology_key, ""), 0)
+        weights = []
+        for i in range(n):
+            size = len(nodes) - len(ignored) if is_host[i] else len(counts[i])
+            weights.append(topology_normalizing_weight(size))
+
+        cids = [self._count_id(c.selector, ns) for c in constraints]
+        policy = _NodePolicy(pod)
+        for ni in all_nodes:
+            node = ni.node
+            labels = node.labels
+            if require_all and not _node_has_all_keys(labels, constraints):
+                continue
+            policy.reset()
+            pods = ni.pods
+            for i, c in enumerate(constraints):
+                if not policy.includes(c, node):
+                    continue
+                d = counts[i]
+                v = labels.get(c.topology_key, "")
+                # domains of no candidate node (and hostname) are not counted here
+                if v not in d:
+                    continue
+                if pods:
+                    d[v] += self._count(ni, cids[i], c.selector, ns)
+        s.tp_value_to_pod_counts = counts
+        s.count_ids = cids
+        s.normalizing_weight = weights
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    @staticmethod
+    def _fast_pre_score_state(
+        index: _SpreadIndex,
+        s: PreScoreState,
+        pod: Pod,
+        constraints: list[Constraint],
+        nodes: Sequence[NodeInfo],
+        rows: np.ndarray,
+        require_all: bool,
+    ) -> None:
+        keys = frozenset(c.topology_key for c in constraints) if require_all else None
+        ignored = s.ignored_nodes
+        kept = rows
+        mask = np.zeros(index.n, dtype=bool)
+        if keys:
+            has = index.has_keys(keys)[rows]
+            if not has.all():
+                missing = np.flatnonzero(~has)
+                ignored.update(nodes[j].node.name for j in missing.tolist())
+                mask[rows[missing]] = True
+                kept = rows[has]
+        counts: list[dict[str, int]] = []
+        weights: list[float] = []
+        for c in constraints:
+            if c.topology_key == LABEL_HOSTNAME:
+                # per-node counts are taken in Score
+                counts.append({})
+                weights.append(topology_normalizing_weight(len(nodes) - len(ignored)))
+                continue
+            doms = index.domains(c.topology_key)
+            # the candidate nodes' domains (a missing label reads as ""), counted over all nodes
+            seen = np.unique(doms.blank_ids[kept]).tolist()
+            ds, _ = index.domain_sums(pod, c, keys, True)
+            values = doms.values
+            counts.append(dict(zip([values[k] for k in seen], ds.sums[seen].tolist(), strict=True)))
+            weights.append(topology_normalizing_weight(len(seen)))
+        s.tp_value_to_pod_counts = counts
+        s.normalizing_weight = weights
+        s.index = index
+        s.ignored_mask = mask
+
+    # -- Score -------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _missing_state(PRE_SCORE_STATE_KEY)
+        node = node_info.node
+        if node.name in s.ignored_nodes:
+            return 0
+        labels = node.labels
+        score = 0.0
+        for i, c in enumerate(s.constraints):
+            tp_val = labels.get(c.topology_key)
+            if tp_val is None:
+                continue
+            if c.topology_key == LABEL_HOSTNAME:
+                cnt = self._count(node_info, s.count_ids[i], c.selector, pod.namespace)
+            else:
+                cnt = s.tp_value_to_pod_counts[i].get(tp_val, 0)
+            score += _score_for_count(cnt, c.max_skew, s.normalizing_weight[i])
+        return go_round(score)
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """``score(...)`` for every node: per-domain counts broadcast through domain ids."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            raise KeyError(f'reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        n = len(nodes)
+        index = s.index if self.incremental else None
+        rows = index.rows(nodes) if index is not None else None
+        if index is None or rows is None or s.ignored_mask is None:
+            out = np.empty(n, dtype=np.int64)
+            for k, ni in enumerate(nodes):
+                v = self.score(state, pod, ni)
+                if isinstance(v, Status):
+                    raise RuntimeError(v.message())
+                out[k] = v
+            ignored = s.ignored_nodes
+            s.batch_ignored = np.fromiter(
+                (ni.node.name in ignored for ni in nodes), dtype=bool, count=n
+            )
+            return out
+        acc = np.zeros(n, dtype=np.float64)
+        for i, c in enumerate(s.constraints):
+            doms = index.domains(c.topology_key)
+            ids = doms.ids[rows]
+            present = ids >= 0
+            if c.topology_key == LABEL_HOSTNAME:
+                cnt = index.node_counts(c.selector, pod.namespace).counts[rows]
+            else:
+                per_domain = np.zeros(len(doms), dtype=np.int64)
+                index_of = doms.index_of
+                for v, num in s.tp_value_to_pod_counts[i].items():
+                    per_domain[index_of[v]] = num
+                cnt = per_domain[np.maximum(ids, 0)]
+            # the same float64 operations, in the same order, as _score_for_count and Score
+            term = cnt.astype(np.float64) * s.normalizing_weight[i] + float(c.max_skew - 1)
+            acc = np.where(present, acc + term, acc)
+        ign = s.ignored_mask[rows]
+        s.batch_ignored = ign
+        return np.where(ign, 0, go_round_array(acc))
+
+    def score_extensions(self) -> Scoring:
+        return self
+
+    def normalize_score_batch(
+        self, state: CycleState, pod: Pod, scores: np.ndarray
+    ) -> Status | None:
+        """normalize_score over the array score_batch returned, in place."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _missing_state(PRE_SCORE_STATE_KEY)
+        ign = s.batch_ignored
+        if ign is None or len(ign) != len(scores):
+            if s.ignored_nodes:
+                return Status(
+                    Code.ERROR,
+                    "normalize_score_batch: the ignored nodes of these scores are unknown",
+                )
+            ign = np.zeros(len(scores), dtype=bool)
+        if len(scores) == 0:
+            return None
+        valid = ~ign
+        if valid.any():
+            min_score = int(scores[valid].min())
+            max_score = max(0, int(scores[valid].max()))
+        else:
+            min_score, max_score = 2**63 - 1, 0
+        marked = np.where(ign, _INVALID_SCORE, scores)
+        if max_score == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            num = MAX_NODE_SCORE * (max_score + min_score - marked)
+            q = np.abs(num) // max_score
+            out = np.where(num < 0, -q, q)
+        scores[:] = np.where(marked == _INVALID_SCORE, 0, out)
+        return None
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _missing_state(PRE_SCORE_STATE_KEY)
+        ignored = s.ignored_nodes
+        min_score = 2**63 - 1
+        max_score = 0
+        for ns in scores:
+            if ns.name in ignored:
+                ns.score = _INVALID_SCORE
+                continue
+            if ns.score < min_score:
+                min_score = ns.score
+            if ns.score > max_score:
+                max_score = ns.score
+        for ns in scores:
+            if ns.score == _INVALID_SCORE:
+                ns.score = 0
+                continue
+            if max_score == 0:
+                ns.score = MAX_NODE_SCORE
+                continue
+            ns.score = go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
+        return None
