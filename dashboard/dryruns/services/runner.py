@@ -117,7 +117,14 @@ def run_dry_run(run_id: int) -> str | None:
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
-        result = simulate(state, config, seed=run.seed, explain=explain, progress=_Progress(run.pk))
+        result = simulate(
+            state,
+            config,
+            seed=run.seed,
+            explain=explain,
+            progress=_Progress(run.pk),
+            registry=conf.engine_registry(),
+        )
         t2 = time.perf_counter()
         results = [compact_result(r) for r in result.to_dict()["results"]]
         if run.explain and not explain:
