@@ -37,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
     s.add_argument("--format", choices=("json", "table"), default="json")
+    s.add_argument(
+        "--hardware-view",
+        action="store_true",
+        help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
+        "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
+    )
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
     for cmd in (s, v):
@@ -65,8 +71,16 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
     config = load_config(args.config, **registry.config_kwargs()) if args.config else None
-    result = simulate(cluster, config, seed=args.seed, explain=args.explain, registry=registry)
-    doc = result.to_dict()
+    if args.hardware_view:
+        from .hardware_view import simulate_hardware_view
+
+        doc = simulate_hardware_view(
+            cluster, config, seed=args.seed, explain=args.explain, registry=registry
+        )
+    else:
+        doc = simulate(
+            cluster, config, seed=args.seed, explain=args.explain, registry=registry
+        ).to_dict()
     if args.format == "table":
         out.write(render_table(doc))
     else:
@@ -98,6 +112,8 @@ def render_table(doc: dict[str, Any]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
         for row in rows
     ]
+    for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
+        lines.append(f"hardware view: {p['message']}")
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")
