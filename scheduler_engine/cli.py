@@ -36,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
+    s.add_argument(
+        "--controllers",
+        action="store_true",
+        help="first do what kube-controller-manager would for the pending pods "
+        "(ResourceClaims from templates, Immediate PVCs bound)",
+    )
     s.add_argument("--format", choices=("json", "table"), default="json")
     s.add_argument(
         "--hardware-view",
@@ -71,16 +77,18 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
     config = load_config(args.config, **registry.config_kwargs()) if args.config else None
+    kwargs = {
+        "seed": args.seed,
+        "explain": args.explain,
+        "registry": registry,
+        "controllers": args.controllers,
+    }
     if args.hardware_view:
         from .hardware_view import simulate_hardware_view
 
-        doc = simulate_hardware_view(
-            cluster, config, seed=args.seed, explain=args.explain, registry=registry
-        )
+        doc = simulate_hardware_view(cluster, config, **kwargs)
     else:
-        doc = simulate(
-            cluster, config, seed=args.seed, explain=args.explain, registry=registry
-        ).to_dict()
+        doc = simulate(cluster, config, **kwargs).to_dict()
     if args.format == "table":
         out.write(render_table(doc))
     else:

@@ -26,6 +26,7 @@ __all__ = [
     "build_cluster",
     "index_topologies",
     "load_cluster",
+    "validate_objects",
 ]
 
 
@@ -119,13 +120,28 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
     )
 
 
-def _validate(error: FieldError | None, obj: Mapping[str, Any], source: str | None) -> None:
-    """What the API server would refuse: one line naming the file, object and field."""
-    if error is not None:
-        ref = object_ref(dict(obj))
-        if obj.get("kind") == "Pod" and " " in ref and "/" not in ref:
-            ref = ref.replace("Pod ", "Pod default/", 1)
-        raise InputError(error.message, file=source, obj=ref, field=error.field)
+def validate_objects(objects: Iterable[Mapping[str, Any]], *, source: str | None = None) -> None:
+    """Refuse the first Pod or Node the API server would refuse, in its words.
+
+    Raises :class:`InputError` naming the file, the object and the field.
+    Snapshot files (:func:`load_cluster`, the CLI) and the dashboard's uploads
+    pass through it; :func:`build_cluster` itself takes objects as given, as
+    upstream's unit tests build them.
+    """
+    for obj in objects:
+        if not isinstance(obj, Mapping):
+            continue
+        kind = obj.get("kind")
+        error: FieldError | None = None
+        if kind == "Pod":
+            error = validate_pod(obj)
+        elif kind == "Node":
+            error = validate_node(obj)
+        if error is not None:
+            ref = object_ref(dict(obj))
+            if kind == "Pod" and "/" not in ref.split(" ", 1)[1]:
+                ref = ref.replace("Pod ", "Pod default/", 1)
+            raise InputError(error.message, file=source, obj=ref, field=error.field)
 
 
 def build_cluster(
@@ -158,7 +174,6 @@ def build_cluster(
     for o in objs:
         kind = o["kind"]
         if kind == "Node":
-            _validate(validate_node(o), o, source)
             node = parse_node(o, source=source)
             if node.name in seen_nodes:
                 raise InputError(
@@ -167,7 +182,6 @@ def build_cluster(
             seen_nodes.add(node.name)
             cluster.nodes.append(node)
         elif kind == "Pod":
-            _validate(validate_pod(o), o, source)
             pod = parse_pod(o, cluster.priority_classes, source=source)
             if pod.key in seen_pods:
                 raise InputError(
@@ -195,5 +209,7 @@ def build_cluster(
 
 
 def load_cluster(path: str | os.PathLike[str]) -> ClusterState:
-    """Read and parse a snapshot file or directory."""
-    return build_cluster(read_objects(path), source=str(path))
+    """Read, validate (:func:`validate_objects`) and parse a snapshot file or directory."""
+    objects = read_objects(path)
+    validate_objects(objects, source=str(path))
+    return build_cluster(objects, source=str(path))

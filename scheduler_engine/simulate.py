@@ -19,6 +19,7 @@ from typing import Any
 
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from .controllers import emulate_controllers
 from .framework.handle import FrameworkHandle, SimulationContext
 from .framework.interfaces import QueuedPodInfo
 from .framework.recorder import Recorder
@@ -250,8 +251,14 @@ def simulate(
     batch: bool = True,
     max_rounds: int = MAX_ROUNDS,
     snapshot: Snapshot | None = None,
+    controllers: bool = False,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
+
+    ``controllers`` first does what kube-controller-manager would for the
+    pending pods (claims from templates, Immediate PVCs bound; see
+    :mod:`scheduler_engine.controllers`) and reports it as the summary's
+    ``controllers``.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
@@ -267,11 +274,17 @@ def simulate(
     if config is None:
         caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
         config = load_config(None, capabilities=caps)
+    emulated = None
+    if controllers:
+        cluster, emulated = emulate_controllers(cluster)
     run = _Run(cluster, config, registry, seed, explain, now, batch, snapshot)
     run.admit_pending_pods()
     run.schedule_in_rounds(max_rounds, progress)
     run.time_out_waiting_pods()
-    return run.result(time.perf_counter() - t0)
+    result = run.result(time.perf_counter() - t0)
+    if emulated is not None:
+        result.summary["controllers"] = emulated.to_dict()
+    return result
 
 
 class _Run:

@@ -47,5 +47,6 @@ urlpatterns = [
     path("profiles/<int:pk>/", include(profile_pages)),
     path("dry-runs/", dryruns.dryrun_list, name="dryrun-list"),
     path("dry-runs/<int:pk>/", include(dry_run_pages)),
+    path("metrics/", dryruns.metrics_glossary, name="metrics"),
     path("healthz", clusters.healthz, name="healthz"),
 ]

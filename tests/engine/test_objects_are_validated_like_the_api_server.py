@@ -12,6 +12,7 @@ import random
 import pytest
 
 from scheduler_engine import build_cluster
+from scheduler_engine.cluster import validate_objects
 from scheduler_engine.errors import InputError
 from scheduler_engine.objects.validation import format_quantity, validate_node, validate_pod
 from tests.engine.randomgen import random_cluster
@@ -170,7 +171,7 @@ def test_refused_pods_are_named_in_the_api_servers_words(obj, message):
     error = validate_pod(obj)
     assert error is not None and f"{error.field}: {error.message}" == message
     with pytest.raises(InputError) as caught:
-        build_cluster([obj], source="snap.yaml")
+        validate_objects([obj], source="snap.yaml")
     assert (
         caught.value.one_line()
         == f"snap.yaml: Pod {obj['metadata']['namespace']}/{obj['metadata']['name']}: {message}"
@@ -182,12 +183,13 @@ def test_refused_nodes_are_named_in_the_api_servers_words(obj, message):
     error = validate_node(obj)
     assert error is not None and f"{error.field}: {error.message}" == message
     with pytest.raises(InputError, match="^snap.yaml: Node "):
-        build_cluster([obj], source="snap.yaml")
+        validate_objects([obj], source="snap.yaml")
 
 
 @pytest.mark.parametrize("obj", ACCEPTED_PODS)
 def test_what_the_api_server_accepts_still_loads(obj):
     assert validate_pod(obj) is None
+    validate_objects([node(), obj])
     build_cluster([node(), obj])
 
 

@@ -117,6 +117,7 @@ def run_dry_run(run_id: int) -> str | None:
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
+        # a dry-run stands in for the controllers too: claims from templates, Immediate PVCs bound
         result = simulate(
             state,
             config,
@@ -124,6 +125,7 @@ def run_dry_run(run_id: int) -> str | None:
             explain=explain,
             progress=_Progress(run.pk),
             registry=conf.engine_registry(),
+            controllers=True,
         )
         t2 = time.perf_counter()
         results = [compact_result(r) for r in result.to_dict()["results"]]

@@ -13,11 +13,11 @@ satisfy; PreBind creates it as ``<pod>-extended-resources-<suffix>``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...objects import Pod, is_extended_resource_name
+from ...objects.names import generated_name
 from ...quantity import parse_quantity
 
 __all__ = [
@@ -36,8 +36,6 @@ EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-c
 RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 # the in-memory name of the placeholder until PreBind creates the claim
 SPECIAL_CLAIM_NAME = "<extended-resources>"
-# the API server's generateName alphabet (no vowels, no confusable digits)
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def is_dra_extended_resource_name(name: str) -> bool:
@@ -67,11 +65,9 @@ def find_extended_claim(pod: Pod, claims: Sequence[Mapping[str, Any]]) -> Mappin
 
 
 def claim_name_for(pod: Pod) -> str:
-    """``<pod>-extended-resources-<5 chars>``: generateName, with a suffix drawn from the pod's UID
-    so that a run is repeatable (the API server draws it at random)."""
-    digest = hashlib.sha256(pod.uid.encode()).digest()
-    suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
-    return f"{pod.name}-extended-resources-{suffix}"
+    """``<pod>-extended-resources-<5 chars>``: the API server's generateName, with a suffix
+    drawn from the pod's UID so that a run is repeatable (the API server draws it at random)."""
+    return generated_name(f"{pod.name}-extended-resources-", pod.uid)
 
 
 def placeholder_claim(pod: Pod) -> dict[str, Any]:

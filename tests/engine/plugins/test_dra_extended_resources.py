@@ -31,7 +31,8 @@ def gpu_class(**spec: Any) -> dict[str, Any]:
 
 
 def ext_pod(name: str, n: int = 1, **kw: Any) -> dict[str, Any]:
-    return make_pod(name).req(cpu="100m", **{EXT: str(n)}).obj()
+    # extended resources are not overcommitted: the API server wants limits equal to requests
+    return make_pod(name).req(cpu="100m", **{EXT: str(n)}).limits(**{EXT: str(n)}).obj()
 
 
 def run(*objs: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -91,7 +92,8 @@ def test_without_a_class_the_resource_is_an_ordinary_extended_resource() -> None
 
 
 def test_the_implicit_class_resource_name() -> None:
-    pod = make_pod("p").req(cpu="100m", **{f"deviceclass.resource.kubernetes.io/{GPU}": "1"})
+    implicit = {f"deviceclass.resource.kubernetes.io/{GPU}": "1"}
+    pod = make_pod("p").req(cpu="100m", **implicit).limits(**implicit)
     r = run(dclass(GPU, f'device.driver == "{GPU}"'), *nodes(2), gpus("n0", 1), pod.obj())
     assert r["default/p"]["node"] == "n0"
 
@@ -130,11 +132,17 @@ def test_requests_and_mappings(inits, containers, want_requests, want_mappings) 
     b = make_pod("p")
     b.set(
         "spec.initContainers",
-        [{"name": n, "resources": {"requests": {EXT: str(q)}}} for n, q in inits],
+        [
+            {"name": n, "resources": {"requests": {EXT: str(q)}, "limits": {EXT: str(q)}}}
+            for n, q in inits
+        ],
     )
     b.set(
         "spec.containers",
-        [{"name": n, "resources": {"requests": {EXT: str(q)}}} for n, q in containers],
+        [
+            {"name": n, "resources": {"requests": {EXT: str(q)}, "limits": {EXT: str(q)}}}
+            for n, q in containers
+        ],
     )
     pod = b.pod()
     reqs, maps = requests_and_mappings(pod, {EXT: 1}, {EXT: GPU})
