@@ -20,9 +20,10 @@ import gc
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -40,6 +41,7 @@ from scheduler_engine.warm_cluster import WarmCluster
 __all__ = [
     "ENGINE_MESSAGES_MAX_NODES",
     "ENGINE_MESSAGES_MAX_PENDING",
+    "derived",
     "explain_pod",
     "forget",
     "pending_messages",
@@ -57,6 +59,7 @@ CHUNK = 2000
 ENGINE_MESSAGES_MAX_NODES = 500
 ENGINE_MESSAGES_MAX_PENDING = 500
 
+T = TypeVar("T")
 Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the database sums)
 
 
@@ -286,6 +289,15 @@ def _current(cluster: Cluster) -> _Entry:
 def warm_cluster(cluster: Cluster) -> WarmCluster:
     """The cluster's engine state, up to date with the database as of this call."""
     return _current(cluster).warm
+
+
+def derived(cluster: Cluster, key: Any, compute: Callable[[WarmCluster], T]) -> T:
+    """What ``compute`` works out from the cluster's warm state, kept until the state changes."""
+    entry = _current(cluster)
+    with entry.lock:
+        if key not in entry.derived:
+            entry.derived[key] = compute(entry.warm)
+        return entry.derived[key]
 
 
 def warm_stats(cluster: Cluster) -> dict[str, Any] | None:
