@@ -148,6 +148,8 @@ class PodResult:
     events: list[ev.Event] = field(default_factory=list)
     # Skipped by a PreEnqueue plugin: which one and why (upstream logs it, the pod shows none)
     pre_enqueue: dict[str, str] | None = None
+    # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
+    plugin_results: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -163,6 +165,8 @@ class PodResult:
             d["allocations"] = list(self.allocations)
         if self.pre_enqueue is not None:
             d["preEnqueue"] = dict(self.pre_enqueue)
+        if self.plugin_results:
+            d["pluginResults"] = dict(self.plugin_results)
         if explain:
             d["scores"] = dict(self.scores or {})
             d["filterFailures"] = dict(self.filter_failures or {})
@@ -615,6 +619,12 @@ def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodR
         dra = st.fwk.plugins.get("DynamicResources")
         if dra is not None and hasattr(dra, "allocations"):
             r.allocations = dra.allocations(pod.key)
+    if status == STATUS_SCHEDULED:
+        for name, pl in st.fwk.plugins.items():
+            result_for = getattr(pl, "result_for", None)
+            found = result_for(pod.key) if result_for is not None else None
+            if found:
+                r.plugin_results[name] = found
     if explain and recorder is not None:
         rec = recorder.data.get(pod.key, {})
         r.record = rec

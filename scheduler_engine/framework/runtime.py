@@ -128,6 +128,10 @@ class Framework:
         self.recorder = recorder
         # vectorised plugin methods are used unless explaining (each node is recorded)
         self.batch = batch and recorder is None
+        # False (trace replay): when no node passes, the vectorised filters' verdicts
+        # give each node its status (the first plugin that rejects it, without that
+        # plugin's reasons) instead of every filter again per node
+        self.exact_diagnosis = True
         # recording filter calls is switched off while PostFilter simulates evictions
         self._record_filters = True
         # plugins enabled by the configuration but absent from the registry
@@ -406,9 +410,31 @@ class Framework:
             found = self._pass_vectorised(state, pod, nodes, start, to_find, active, vectorised)
             if found.error is not None or found.feasible:
                 return found
+            if not self.exact_diagnosis:
+                quick = self._diagnose_vectorised(state, pod, nodes, active)
+                if quick is not None:
+                    return quick
         return self._pass_per_node(
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
+
+    def _diagnose_vectorised(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> FilterPass | None:
+        """Every node rejected by its first vectorised filter (None unless all filters are)."""
+        if any(fb is None for _, _, fb in active) or self.handle.has_nominated_pods():
+            return None
+        undecided = np.ones(len(nodes), dtype=bool)
+        rejected: list[tuple[str, Status]] = []
+        for name, _, fb in active:
+            failed = undecided & ~fb(state, pod, nodes)
+            if failed.any():
+                s = Status(Code.UNSCHEDULABLE, f"node(s) didn't satisfy plugin {name}", plugin=name)
+                rejected.extend((nodes[j].name, s) for j in np.flatnonzero(failed).tolist())
+                undecided &= ~failed
+        if undecided.any():
+            return None
+        return FilterPass([], len(nodes), rejected)
 
     def _pass_vectorised(
         self,

@@ -176,6 +176,18 @@ class DefaultPreemption:
                         return False, ERR_REASON_NOT_ELIGIBLE_TERMINATING
         return True, ""
 
+    def no_possible_victims(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """select_victims_on_node's answer on every node when none has a lower-priority pod.
+
+        None when some node has one (then each node is tried).
+        """
+        prio = pod.priority
+        for ni in nodes:
+            for p in ni.pods:
+                if p.priority < prio:
+                    return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NO_VICTIMS)
+
     def select_victims_on_node(
         self,
         state: CycleState,

@@ -115,8 +115,12 @@ class Scheduler:
         *,
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
+        node_rank: np.ndarray | None = None,
     ) -> None:
         self.ctx = ctx
+        # ties among top-scored nodes go to the lowest rank (by NodeInfo.index) when
+        # given, as the FGD simulator's scheduler does; uniformly at random otherwise
+        self.node_rank = node_rank
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
@@ -389,7 +393,13 @@ class Scheduler:
             totals = res.totals
         best = int(totals.max())
         ties = np.flatnonzero(totals == best)
-        k = int(ties[0]) if len(ties) == 1 else int(ties[self.ctx.rng.randrange(len(ties))])
+        if len(ties) == 1:
+            k = int(ties[0])
+        elif self.node_rank is not None:
+            ranks = self.node_rank[[feasible[t].index for t in ties.tolist()]]
+            k = int(ties[int(np.argmin(ranks))])
+        else:
+            k = int(ties[self.ctx.rng.randrange(len(ties))])
         scores = None
         if self.explain:
             scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
