@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         help="feature gates, as kube-scheduler takes them (e.g. GenericWorkload=true,"
         "GangScheduling=true for the native workload API)",
     )
+    s.add_argument(
+        "--hardware-view",
+        action="store_true",
+        help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
+        "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
+    )
     r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
     r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
     r.add_argument("--pods", required=True, help="pod list: openb CSV, or a JSON-lines trace")
@@ -104,16 +110,19 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         if args.config
         else None
     )
-    result = simulate(
-        cluster,
-        config,
-        seed=args.seed,
-        explain=args.explain,
-        registry=registry,
-        controllers=args.controllers,
-        feature_gates=gates,
-    )
-    doc = result.to_dict()
+    kwargs = {
+        "seed": args.seed,
+        "explain": args.explain,
+        "registry": registry,
+        "controllers": args.controllers,
+        "feature_gates": gates,
+    }
+    if args.hardware_view:
+        from .hardware_view import simulate_hardware_view
+
+        doc = simulate_hardware_view(cluster, config, **kwargs)
+    else:
+        doc = simulate(cluster, config, **kwargs).to_dict()
     if args.format == "table":
         out.write(render_table(doc))
     else:
@@ -199,6 +208,8 @@ def render_table(doc: dict[str, Any]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
         for row in rows
     ]
+    for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
+        lines.append(f"hardware view: {p['message']}")
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")
