@@ -345,7 +345,7 @@ def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
     config = _config(active_document(cluster))
     warm = warm_cluster(cluster)
     try:
-        return warm.explain_pod(row.obj, config)
+        return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
     except InputError as exc:
         raise BadInput.one("pod", exc.one_line()) from None
 
@@ -389,7 +389,7 @@ def _schedule_pending(
         .values_list("obj", flat=True)
     )
     try:
-        result = warm.schedule(list(pods), config)
+        result = warm.schedule(list(pods), config, registry=conf.engine_registry())
     except InputError:
         return None
     messages = {}
