@@ -124,9 +124,10 @@ def main() -> int:
         ("node topology fragment (live)", f"/clusters/{c}/gpus/gpu-0002/body/", 0.1),
         (f"fleet view, {args.nodes:,} GPU nodes", f"/clusters/{c}/gpus/", 0.5),
         ("fleet fragment (live)", f"/clusters/{c}/gpus/body/", 0.5),
-        ("API gpus/ (fleet JSON)", f"/api/v1/clusters/{cluster.pk}/gpus/", 0.5),
-        ("API gpus/{node}/", f"/api/v1/clusters/{cluster.pk}/gpus/gpu-0002/", 0.1),
-        ("overview (with inconsistencies)", f"/clusters/{c}/", 0.5),
+        # reported, no goal of their own
+        ("API gpus/ (fleet JSON)", f"/api/v1/clusters/{cluster.pk}/gpus/", None),
+        ("API gpus/{node}/", f"/api/v1/clusters/{cluster.pk}/gpus/gpu-0002/", None),
+        ("overview (with inconsistencies)", f"/clusters/{c}/", None),
     ]
     ms = 1000
     ok_all = True
@@ -145,12 +146,13 @@ def main() -> int:
                 t = time.perf_counter()
                 r = client.get(url)
                 times.append(time.perf_counter() - t)
-            ok = mode == "unchanged" or pct(times, 0.95) <= goal
+            checked = goal is not None and mode != "unchanged"
+            ok = not checked or pct(times, 0.5) <= goal >= pct(times, 0.95)
             ok_all &= ok
+            verdict = ("  ok" if ok else f"  OVER {ms * goal:.0f} ms") if checked else ""
             print(
                 f"{label:42s} {mode:15s} p50 {ms * pct(times, 0.5):6.1f} ms  "
-                f"p95 {ms * pct(times, 0.95):6.1f} ms  {len(r.content) / 1024:7.1f} KiB"
-                f"{'' if mode == 'unchanged' else ('  ok' if ok else f'  OVER {ms * goal:.0f} ms')}"
+                f"p95 {ms * pct(times, 0.95):6.1f} ms  {len(r.content) / 1024:7.1f} KiB{verdict}"
             )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0 if ok_all else 1
