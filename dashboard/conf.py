@@ -78,3 +78,8 @@ def explain_max_pairs() -> int:
 def explain_top_nodes() -> int:
     """How many best-scored nodes keep their per-plugin scores in stored results."""
     return int(_get("SCHEDLAB_DRYRUN_EXPLAIN_TOP_NODES", 10))
+
+
+def trace_retention_days() -> float:
+    """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
+    return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))
