@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
+from .features import parse_feature_gates
 from .framework.registry import Registry
 from .plugin_loader import build_registry
 from .plugins.gpupolicies import POLICIES
@@ -45,6 +46,19 @@ def _parser() -> argparse.ArgumentParser:
         "(ResourceClaims from templates, Immediate PVCs bound)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
+    s.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="A=true,B=false",
+        help="feature gates, as kube-scheduler takes them (e.g. GenericWorkload=true,"
+        "GangScheduling=true for the native workload API)",
+    )
+    s.add_argument(
+        "--hardware-view",
+        action="store_true",
+        help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
+        "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
+    )
     r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
     r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
     r.add_argument("--pods", required=True, help="pod list: openb CSV, or a JSON-lines trace")
@@ -88,18 +102,27 @@ def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
+    gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, **registry.config_kwargs()) if args.config else None
-    result = simulate(
-        cluster,
-        config,
-        seed=args.seed,
-        explain=args.explain,
-        registry=registry,
-        controllers=args.controllers,
+    config = (
+        load_config(args.config, feature_gates=gates, **registry.config_kwargs())
+        if args.config
+        else None
     )
-    doc = result.to_dict()
+    kwargs = {
+        "seed": args.seed,
+        "explain": args.explain,
+        "registry": registry,
+        "controllers": args.controllers,
+        "feature_gates": gates,
+    }
+    if args.hardware_view:
+        from .hardware_view import simulate_hardware_view
+
+        doc = simulate_hardware_view(cluster, config, **kwargs)
+    else:
+        doc = simulate(cluster, config, **kwargs).to_dict()
     if args.format == "table":
         out.write(render_table(doc))
     else:
@@ -185,6 +208,8 @@ def render_table(doc: dict[str, Any]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
         for row in rows
     ]
+    for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
+        lines.append(f"hardware view: {p['message']}")
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")
