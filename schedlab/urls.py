@@ -10,3 +10,7 @@ urlpatterns = [
     path("api/v1/", include("dashboard.api.urls")),
     path("", include("dashboard.pages.urls")),
 ]
+
+# JSON for unknown paths under /api/, the usual pages elsewhere
+handler404 = "dashboard.api.handlers.not_found"
+handler500 = "dashboard.api.handlers.server_error"
