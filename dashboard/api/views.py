@@ -23,6 +23,7 @@ from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services.results import read_results
+from dashboard.explain import hardware
 from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
@@ -99,6 +100,29 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         except Pod.DoesNotExist as exc:
             raise NotFound(str(exc)) from None
         return Response(data)
+
+    @extend_schema(responses=s.GpuFleetSerializer)
+    @action(detail=True, methods=["get"], url_path="gpus")
+    def gpus(self, request: Request, pk: str | None = None) -> Response:
+        """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
+        return Response(hardware.fleet(self.get_object()).to_dict())
+
+    @extend_schema(responses=s.GpuNodeSerializer)
+    @action(detail=True, methods=["get"], url_path=r"gpus/(?P<node>[^/]+)")
+    def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
+        """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
+        cluster = self.get_object()
+        view = hardware.node_view(cluster, node)
+        if view is None:
+            raise NotFound(f"node {node} of cluster {cluster.name} has no GPUs or does not exist")
+        return Response(view.to_dict())
+
+    @extend_schema(responses=s.InconsistencySerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="gpu-inconsistencies")
+    def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
+        """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,
+        running pods ask for more than allocatable, or claims hold devices for pods now gone."""
+        return Response(hardware.inconsistencies(self.get_object()))
 
     @extend_schema(request=None, responses=s.ApplicationSerializer)
     @action(detail=True, methods=["post"])

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "rest_framework.authtoken",
     # Schedlab's apps, lowest layer first (see dashboard/__init__.py)
@@ -120,6 +121,10 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Schedlab API",
+    # the docs' JavaScript and CSS come from drf-spectacular-sidecar, never a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "VERSION": "0.1.0",
     # Two choice sets share the field name "source": name each enum after its model.
     "ENUM_NAME_OVERRIDES": {

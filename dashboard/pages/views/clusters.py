@@ -23,7 +23,8 @@ from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-from dashboard.explain import live
+from dashboard.explain import hardware, live
+from dashboard.explain.events import event_rows
 from dashboard.explain.reading import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
@@ -71,6 +72,7 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
         "overview": selectors.overview(cluster),
         "reasons": reasons,
         "reasons_source": source,
+        "inconsistencies": hardware.inconsistencies(cluster),
     }
     return render(request, "dashboard/overview.html", context)
 
@@ -171,10 +173,21 @@ def pod_explanation_fragment(
         raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
     result = live.explain_pod(cluster, namespace, pod)
     explanation = read_explanation(cluster, row, result)
+    events = event_rows(
+        selectors.failed_scheduling_events(cluster, namespace, pod),
+        result.get("events") or [],
+        row.scheduler_name,
+    )
     return render(
         request,
         "dashboard/_explanation.html",
-        {"cluster": cluster, "pod": row, "ex": explanation, "chart": explanation.chart},
+        {
+            "cluster": cluster,
+            "pod": row,
+            "ex": explanation,
+            "chart": explanation.chart,
+            "events": events,
+        },
     )
 
 

@@ -27,13 +27,8 @@ from ...objects import Pod
 from ...objects.selectors import SelectorError, parse_node_selector
 from ..noderesources.fit import device_class_resolver
 from . import extended as ext
-from .allocator import (
-    AllocatedState,
-    AllocationError,
-    Allocator,
-    FailedOnNode,
-    SliceIndex,
-)
+from .allocator import Allocator
+from .pools import AllocatedState, AllocationError, FailedOnNode, SliceIndex
 
 __all__ = [
     "ERR_CANNOT_ALLOCATE",
