@@ -185,7 +185,5 @@ def test_schemathesis_stateful_links_hold(api_schema):
             suppress_health_check=list(HealthCheck),
         )
     )
-    print(
-        f"schemathesis stateful: {_links(machine)} links, {time.perf_counter() - started:.1f} s"
-    )
+    print(f"schemathesis stateful: {_links(machine)} links, {time.perf_counter() - started:.1f} s")
     assert not failures, failures
