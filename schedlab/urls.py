@@ -24,3 +24,7 @@ urlpatterns = [
     path("favicon.ico", FaviconView.as_view()),
     path("", include("dashboard.pages.urls")),
 ]
+
+# JSON for unknown paths under /api/, the usual pages elsewhere
+handler404 = "dashboard.api.handlers.not_found"
+handler500 = "dashboard.api.handlers.server_error"

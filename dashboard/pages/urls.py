@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import applications, clusters, dryruns, profiles
+from .views import applications, clusters, dryruns, gpus, profiles
 
 app_name = "pages"
 
@@ -25,6 +25,11 @@ cluster_pages = [
     path("gpu-topology.json", clusters.gpu_topology_json, name="gpu-topology"),
     path("applications/", applications.application_history, name="applications"),
     path("applications/rollback/", applications.rollback, name="rollback"),
+    path("gpus/", gpus.gpu_fleet, name="gpu-fleet"),
+    path("gpus/body/", gpus.gpu_fleet_body, name="gpu-fleet-body"),
+    path("gpus/inconsistencies/", gpus.gpu_inconsistencies, name="gpu-inconsistencies"),
+    path("gpus/<str:node>/", gpus.gpu_node, name="gpu-node"),
+    path("gpus/<str:node>/body/", gpus.gpu_node_body, name="gpu-node-body"),
 ]
 profile_pages = [
     path("", profiles.profile_editor, name="profile-editor"),

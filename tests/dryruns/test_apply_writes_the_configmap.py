@@ -94,7 +94,7 @@ def test_an_unreachable_cluster_is_502_recorded_and_changes_nothing(admin, kube,
     assert failed["configmap_status"] == "failed" and not failed["took_effect"]
     assert failed["error"] and failed["version"] == v2.pk
     # history shows the failure; the active profile is still v1
-    history = admin.get(f"/api/v1/clusters/{live.pk}/applications/").json()
+    history = admin.get(f"/api/v1/clusters/{live.pk}/applications/").json()["results"]
     assert [(a["version"], a["configmap_status"]) for a in history] == [
         (v2.pk, "failed"),
         (v1.pk, "written"),

@@ -70,7 +70,7 @@ def validate_document(text: str, prefix: str = "document") -> list[ConfigProblem
         doc = _document(text)
     except ConfigError as exc:
         return [_problem(exc, prefix)]
-    return [_problem(e, prefix) for e in validate_config(doc)]
+    return [_problem(e, prefix) for e in validate_config(doc, **conf.engine_config_kwargs())]
 
 
 def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
@@ -81,7 +81,7 @@ def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
         for p in problems:
             errors.setdefault(p.field, []).append(p.message)
         raise BadInput(errors)
-    return load_config(_document(text))
+    return load_config(_document(text), **conf.engine_config_kwargs())
 
 
 def create_profile(
