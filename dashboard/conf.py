@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from django.conf import settings
 
 from schedlab.settings.env import env_float, env_int
+from scheduler_engine.framework.registry import Registry
+from scheduler_engine.plugin_loader import build_registry, parse_specs
 
 
 def _get(name: str, default: int | float) -> int | float:
@@ -78,3 +83,34 @@ def explain_max_pairs() -> int:
 def explain_top_nodes() -> int:
     """How many best-scored nodes keep their per-plugin scores in stored results."""
     return int(_get("SCHEDLAB_DRYRUN_EXPLAIN_TOP_NODES", 10))
+
+
+def plugin_specs() -> tuple[str, ...]:
+    """``SCHEDLAB_PLUGINS``: ``MODULE:CLASS`` scheduler plugins to load, comma separated.
+
+    Read by web processes and workers alike; plugins installed under the
+    ``schedlab.plugins`` entry-point group are loaded whatever this says.
+    """
+    raw = getattr(settings, "SCHEDLAB_PLUGINS", None)
+    if raw is None:
+        raw = os.environ.get("SCHEDLAB_PLUGINS", "")
+    return parse_specs(raw)
+
+
+def engine_registry() -> Registry:
+    """The engine's plugins for this process: in-tree, entry points, ``SCHEDLAB_PLUGINS``.
+
+    Raises ``scheduler_engine.plugin_loader.PluginError`` for a plugin that does
+    not load (``manage.py check`` reports it first, see ``dashboard.checks``).
+    """
+    return build_registry(plugin_specs())
+
+
+def engine_config_kwargs() -> dict[str, Any]:
+    """What the engine's ``load_config`` / ``validate_config`` need to know of the plugins."""
+    return engine_registry().config_kwargs()
+
+
+def trace_retention_days() -> float:
+    """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
+    return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))

@@ -17,10 +17,13 @@ from typing import Any, TextIO
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
+from .features import parse_feature_gates
 from .framework.registry import Registry
 from .plugin_loader import build_registry
+from .plugins.gpupolicies import POLICIES
+from .replay.run import MODES, TIE_BREAKS
 
-__all__ = ["main", "render_table"]
+__all__ = ["main", "render_replay_table", "render_table"]
 
 EXIT_BAD_INPUT = 2
 
@@ -43,9 +46,45 @@ def _parser() -> argparse.ArgumentParser:
         "(ResourceClaims from templates, Immediate PVCs bound)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
+    s.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="A=true,B=false",
+        help="feature gates, as kube-scheduler takes them (e.g. GenericWorkload=true,"
+        "GangScheduling=true for the native workload API)",
+    )
+    s.add_argument(
+        "--hardware-view",
+        action="store_true",
+        help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
+        "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
+    )
+    r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
+    r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
+    r.add_argument("--pods", required=True, help="pod list: openb CSV, or a JSON-lines trace")
+    r.add_argument(
+        "--config", help="KubeSchedulerConfiguration (default: upstream's + OpenGpuShare)"
+    )
+    r.add_argument("--policy", choices=sorted(POLICIES), help="one of the FGD paper's policies")
+    r.add_argument("--seed", type=int, default=42, help="seed of the shuffle, draws and ties (42)")
+    r.add_argument("--mode", choices=MODES, default="inflate")
+    r.add_argument("--inflate", type=float, default=1.3, help="target GPU requests x capacity")
+    r.add_argument(
+        "--tie-break",
+        choices=TIE_BREAKS,
+        help="equal top scores: rank (the FGD simulator, default with --policy) or random",
+    )
+    r.add_argument("--format", choices=("json", "table"), default="json")
+    r.add_argument("--no-timeline", action="store_true", help="leave the per-step timeline out")
+    r.add_argument(
+        "--exact-messages",
+        action="store_true",
+        help="word failures as kube-scheduler does (slower when many pods fail)",
+    )
+    r.add_argument("--print-config", action="store_true", help="print the configuration and exit")
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
-    for cmd in (s, v):
+    for cmd in (s, r, v):
         cmd.add_argument(
             "--plugin",
             action="append",
@@ -68,24 +107,94 @@ def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
+    gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, **registry.config_kwargs()) if args.config else None
-    result = simulate(
-        cluster,
-        config,
-        seed=args.seed,
-        explain=args.explain,
-        registry=registry,
-        controllers=args.controllers,
+    config = (
+        load_config(args.config, feature_gates=gates, **registry.config_kwargs())
+        if args.config
+        else None
     )
-    doc = result.to_dict()
+    kwargs = {
+        "seed": args.seed,
+        "explain": args.explain,
+        "registry": registry,
+        "controllers": args.controllers,
+        "feature_gates": gates,
+    }
+    if args.hardware_view:
+        from .hardware_view import simulate_hardware_view
+
+        doc = simulate_hardware_view(cluster, config, **kwargs)
+    else:
+        doc = simulate(cluster, config, **kwargs).to_dict()
     if args.format == "table":
         out.write(render_table(doc))
     else:
         json.dump(doc, out, indent=2)
         out.write("\n")
     return 0
+
+
+def _replay(args: argparse.Namespace, out: TextIO) -> int:
+    from .replay import (
+        ReplayOptions,
+        default_config_doc,
+        policy_config_doc,
+        read_trace,
+        replay,
+        trace_typical_pods,
+        with_typical_pods,
+    )
+
+    if args.config and args.policy:
+        raise InputError("give --config or --policy, not both", obj="replay", field="--policy")
+    if args.inflate <= 0:
+        raise InputError(f"must be positive, got {args.inflate}", obj="replay", field="--inflate")
+    registry = _registry(args)
+    if args.config:
+        config = load_config(args.config, **registry.config_kwargs())
+    else:
+        doc = policy_config_doc(args.policy) if args.policy else default_config_doc()
+        label = f"--policy {args.policy}" if args.policy else "the default profile"
+        config = load_config(doc, file=label, **registry.config_kwargs())
+    if args.print_config:
+        json.dump(dict(config.source or {}), out, indent=2)
+        out.write("\n")
+        return 0
+    trace = read_trace(args.nodes, args.pods)
+    typical = trace_typical_pods(trace)
+    config = with_typical_pods(config, typical)
+    tie = args.tie_break or ("rank" if args.policy else "random")
+    options = ReplayOptions(args.mode, args.inflate, args.seed, tie, args.policy)
+    doc = replay(
+        trace,
+        config,
+        options,
+        registry=registry,
+        typical=typical,
+        exact_messages=args.exact_messages,
+    )
+    if args.no_timeline:
+        doc.pop("timeline", None)
+    if args.format == "table":
+        out.write(render_replay_table(doc))
+    else:
+        json.dump(doc, out, separators=(",", ":") if "timeline" in doc else None)
+        out.write("\n")
+    return 0
+
+
+def render_replay_table(doc: dict[str, Any]) -> str:
+    """The summary and the unallocated-GPU curve from 80% of arrived workload on."""
+    s = doc["summary"]
+    lines = [f"{k}: {v}" for k, v in s.items() if k != "failureReasons"]
+    lines.append("")
+    lines.append("ARRIVED%  UNALLOCATED%")
+    for p in doc.get("curve", []):
+        if p["arrivedGpuPercent"] >= 80:
+            lines.append(f"{p['arrivedGpuPercent']:>8}  {p['unallocatedGpuPercent']:>12}")
+    return "\n".join(lines) + "\n"
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -111,6 +220,8 @@ def render_table(doc: dict[str, Any]) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
         for row in rows
     ]
+    for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
+        lines.append(f"hardware view: {p['message']}")
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")
@@ -126,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return _simulate(args, sys.stdout)
+        if args.command == "replay":
+            return _replay(args, sys.stdout)
         return _validate(args, sys.stdout, sys.stderr)
     except (InputError, ConfigError) as exc:
         sys.stderr.write(exc.one_line().replace("\n", " ") + "\n")

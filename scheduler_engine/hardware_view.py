@@ -12,12 +12,14 @@ hardware-view dry-run all read this one shape.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
-from .objects import Node, Pod
+from .objects import Node, Pod, parse_node
 from .objects.noderesourcetopology import NodeResourceTopology
 from .quantity import QuantityError, parse_quantity, value
 
@@ -28,8 +30,11 @@ __all__ = [
     "NodeGpuView",
     "NumaZone",
     "gpu_views",
+    "hardware_cluster",
     "hardware_gpu_count",
     "node_gpu_view",
+    "phantom_placements",
+    "simulate_hardware_view",
 ]
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -542,3 +547,118 @@ def node_gpu_view(cluster: ClusterState, node_name: str) -> NodeGpuView | None:
 def hardware_gpu_count(view: NodeGpuView) -> int | None:
     """The GPU count the hardware view schedules with (None: keep the node's own)."""
     return view.hardware_count
+
+
+# -- the hardware-view dry-run ---------------------------------------------------------
+
+
+def hardware_cluster(cluster: ClusterState) -> tuple[ClusterState, list[dict[str, Any]]]:
+    """The cluster with each GPU node's ``nvidia.com/gpu`` set to the GPUs its hardware has.
+
+    Returns the new state and, per changed node, ``{"node", "allocatable", "hardware"}``.
+    """
+    views = gpu_views(cluster)
+    nodes: list[Node] = []
+    changed: list[dict[str, Any]] = []
+    for n in cluster.nodes:
+        v = views.get(n.name)
+        hw = v.hardware_count if v is not None else None
+        if v is None or v.allocatable is None or hw is None or hw == v.allocatable:
+            nodes.append(n)
+            continue
+        raw = copy.deepcopy(dict(n.raw))
+        status = raw.setdefault("status", {})
+        for key in ("allocatable", "capacity"):
+            if isinstance(status.get(key), dict) and GPU_RESOURCE in status[key]:
+                status[key][GPU_RESOURCE] = str(hw)
+        nodes.append(parse_node(raw, source=cluster.source))
+        changed.append({"node": n.name, "allocatable": v.allocatable, "hardware": hw})
+    return dataclasses.replace(cluster, nodes=nodes), changed
+
+
+def phantom_placements(
+    cluster: ClusterState, results: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Placements of a (scheduler-view) run that land on GPUs the hardware does not have.
+
+    Results are taken in order; evicted victims give their GPUs back.
+    """
+    views = gpu_views(cluster)
+    pods = {p.key: p for p in cluster.pods}
+    used: dict[str, int] = {}
+    for p in cluster.running_pods:
+        used[p.node_name] = used.get(p.node_name, 0) + p.requests.get(GPU_RESOURCE)
+    out: list[dict[str, Any]] = []
+    for r in results:
+        for victim in r.get("victims") or ():
+            vp = pods.get(victim)
+            if vp is not None and vp.node_name:
+                used[vp.node_name] = used.get(vp.node_name, 0) - vp.requests.get(GPU_RESOURCE)
+        node = r.get("node")
+        pod = pods.get(r.get("pod", ""))
+        if r.get("status") != "Scheduled" or not node or pod is None:
+            continue
+        gpus = pod.requests.get(GPU_RESOURCE)
+        if not gpus:
+            continue
+        before = used.get(node, 0)
+        used[node] = before + gpus
+        view = views.get(node)
+        hw = view.hardware_count if view is not None else None
+        if hw is not None and used[node] > hw:
+            missing = min(gpus, used[node] - hw)
+            out.append(
+                {
+                    "pod": r["pod"],
+                    "node": node,
+                    "gpus": gpus,
+                    "inUseBefore": before,
+                    "allocatable": view.allocatable if view is not None else None,
+                    "hardware": hw,
+                    "missing": missing,
+                    "message": (
+                        f"{r['pod']} would get {missing} of its {gpus} GPU(s) on {node}, "
+                        f"which has {hw} GPU(s) ({before} in use) but advertises "
+                        f"{view.allocatable if view is not None else '?'} {GPU_RESOURCE}"
+                    ),
+                }
+            )
+    return out
+
+
+def simulate_hardware_view(
+    cluster: ClusterState, config: Any = None, **kwargs: Any
+) -> dict[str, Any]:
+    """Replay the pending pods with the hardware's GPU counts instead of ``nvidia.com/gpu``.
+
+    The answer is the CLI contract's document of the hardware-view run, plus
+    ``hardwareView``: the nodes whose count changed, the scheduler-view
+    placements that land on GPUs that do not exist (``phantomPlacements``),
+    and the pods the two views place differently (``moved``).  ``kwargs`` go
+    to :func:`~scheduler_engine.simulate.simulate` (seed, explain, registry...).
+    """
+    from .simulate import simulate
+
+    scheduler_doc = simulate(cluster, config, **kwargs).to_dict()
+    hw_cluster, changed = hardware_cluster(cluster)
+    doc = simulate(hw_cluster, config, **kwargs).to_dict()
+    before = {r["pod"]: r for r in scheduler_doc["results"]}
+    moved = [
+        {
+            "pod": r["pod"],
+            "schedulerView": {
+                "status": before[r["pod"]]["status"],
+                "node": before[r["pod"]]["node"],
+            },
+            "hardwareView": {"status": r["status"], "node": r["node"]},
+        }
+        for r in doc["results"]
+        if r["pod"] in before
+        and (before[r["pod"]]["node"], before[r["pod"]]["status"]) != (r["node"], r["status"])
+    ]
+    doc["hardwareView"] = {
+        "nodes": changed,
+        "phantomPlacements": phantom_placements(cluster, scheduler_doc["results"]),
+        "moved": moved,
+    }
+    return doc

@@ -361,6 +361,14 @@ class Evaluator:
         statuses = NodeToStatus()
         errors: list[str] = []
         n = len(potential_nodes)
+        # nodes where no pod may be evicted give the same answer without the copies
+        no_victims = getattr(self.interface, "no_possible_victims", None)
+        if no_victims is not None:
+            st = no_victims(pod, potential_nodes)
+            if st is not None:
+                for ni in potential_nodes:
+                    statuses.set(ni.name, st)
+                return [], statuses, errors
         for i in range(n):
             node_copy = potential_nodes[(offset + i) % n].clone()
             state_copy = state.clone()

@@ -26,6 +26,7 @@ from .config import SchedulerConfig
 from .documents import object_ref
 from .errors import InputError
 from .framework.node_info import NodeInfo
+from .framework.registry import Registry
 from .framework.snapshot import Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
 from .simulate import simulate
@@ -301,6 +302,7 @@ class WarmCluster:
         *,
         seed: int = 0,
         explain: bool = False,
+        registry: Registry | None = None,
     ) -> dict[str, Any]:
         """Schedule pending pods on the running state, in queue order, one after another.
 
@@ -313,12 +315,19 @@ class WarmCluster:
             state = self.state(*pods)
             snap = self._snapshot()
             try:
-                return simulate(state, config, seed=seed, explain=explain, snapshot=snap).to_dict()
+                return simulate(
+                    state, config, seed=seed, explain=explain, snapshot=snap, registry=registry
+                ).to_dict()
             finally:
                 self._undo(snap)
 
     def explain_pod(
-        self, pod_obj: Mapping[str, Any], config: SchedulerConfig | None = None, *, seed: int = 0
+        self,
+        pod_obj: Mapping[str, Any],
+        config: SchedulerConfig | None = None,
+        *,
+        seed: int = 0,
+        registry: Registry | None = None,
     ) -> dict[str, Any]:
         """Schedule one pending pod on the running state, with explanations.
 
@@ -326,7 +335,7 @@ class WarmCluster:
         run's ``summary``.  Raises :class:`InputError` for a pod that does not
         parse or is already bound.
         """
-        result = self.schedule([pod_obj], config, seed=seed, explain=True)
+        result = self.schedule([pod_obj], config, seed=seed, explain=True, registry=registry)
         pod = result["results"][0] if result["results"] else {"pod": _pod_key(pod_obj)}
         pod["summary"] = result["summary"]
         return pod

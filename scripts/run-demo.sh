@@ -42,6 +42,8 @@ for _ in $(seq 1 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { echo "schedlab: bundled redis-server did not start (see $VAR/redis.log)" >&2; exit 1; }
 
 "$PY" manage.py migrate --noinput -v 0
+# compressed (gzip), hashed names, far-future cache headers: as in production
+export SCHEDLAB_STATIC_MANIFEST=1
 "$PY" manage.py collectstatic --noinput -v 0
 # Loads scheduler_engine/demo/gpu-cluster.yaml; says so and starts empty if it is missing.
 "$PY" manage.py load_demo

@@ -10,6 +10,22 @@ from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersio
 MAX_SEED = 2**62
 
 
+class StrictCharField(serializers.CharField):
+    """Text only: a number or a boolean is refused (DRF's CharField would turn it into text)."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictSlugField(serializers.SlugField):
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ClusterSerializer(serializers.ModelSerializer):
     class Meta:
         model = Cluster
@@ -109,21 +125,21 @@ class ProfileSerializer(serializers.ModelSerializer):
 
 
 class ProfileCreateSerializer(serializers.Serializer):
-    name = serializers.SlugField(max_length=100)
+    name = StrictSlugField(max_length=100)
     cluster = serializers.PrimaryKeyRelatedField(
         queryset=Cluster.objects.all(), required=False, allow_null=True
     )
-    document = serializers.CharField(trim_whitespace=False)
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    document = StrictCharField(trim_whitespace=False)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
 
 class VersionCreateSerializer(serializers.Serializer):
-    document = serializers.CharField(trim_whitespace=False)
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    document = StrictCharField(trim_whitespace=False)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
 
 class ValidateSerializer(serializers.Serializer):
-    document = serializers.CharField(trim_whitespace=False)
+    document = StrictCharField(trim_whitespace=False)
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -153,8 +169,11 @@ class ApplySerializer(serializers.Serializer):
 
 class ApplicationSerializer(serializers.ModelSerializer):
     applied_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    profile = serializers.CharField(source="version.profile.name", read_only=True)
-    version_number = serializers.IntegerField(source="version.number", read_only=True)
+    # null when the application undid the first one (no profile: the cluster's own config)
+    profile = serializers.CharField(source="version.profile.name", read_only=True, allow_null=True)
+    version_number = serializers.IntegerField(
+        source="version.number", read_only=True, allow_null=True
+    )
     took_effect = serializers.SerializerMethodField()
 
     class Meta:
@@ -188,7 +207,7 @@ class DryRunCreateSerializer(serializers.Serializer):
     profile_version = serializers.PrimaryKeyRelatedField(
         queryset=ProfileVersion.objects.all(), required=False, allow_null=True
     )
-    inline_config = serializers.CharField(required=False, allow_blank=True, default="")
+    inline_config = StrictCharField(required=False, allow_blank=True, default="")
     source = serializers.ChoiceField(choices=DryRun.Source.choices, default=DryRun.Source.MIRROR)
     snapshot = serializers.JSONField(
         required=False, allow_null=True, help_text="YAML/JSON text, a kind: List or a list"
@@ -255,3 +274,118 @@ class CompareSerializer(serializers.Serializer):
     changes = serializers.ListField(child=serializers.DictField())
     changesTruncated = serializers.BooleanField()
     metrics = serializers.ListField(child=serializers.DictField())
+
+
+# -- GPU topology and resource-view consistency (scheduler_engine.hardware_view) ------
+
+
+class InconsistencySerializer(serializers.Serializer):
+    node = serializers.CharField(required=False)
+    kind = serializers.ChoiceField(
+        choices=[
+            "allocatable-vs-gfd",
+            "allocatable-vs-devices",
+            "gfd-vs-devices",
+            "requests-above-allocatable",
+            "claim-of-missing-pod",
+        ]
+    )
+    message = serializers.CharField()
+    details = serializers.DictField()
+
+
+class GpuDeviceSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    source = serializers.ChoiceField(choices=["dra", "device-plugin"])
+    type = serializers.ChoiceField(choices=["gpu", "mig"])
+    index = serializers.IntegerField(allow_null=True)
+    uuid = serializers.CharField(allow_null=True)
+    product = serializers.CharField(allow_null=True)
+    architecture = serializers.CharField(allow_null=True)
+    memoryBytes = serializers.IntegerField(allow_null=True)
+    numaNode = serializers.IntegerField(allow_null=True)
+    pcieRoot = serializers.CharField(allow_null=True)
+    nvlinkDomain = serializers.CharField(allow_null=True)
+    driver = serializers.CharField(allow_null=True)
+    pool = serializers.CharField(allow_null=True)
+    migParent = serializers.CharField(allow_null=True)
+    migProfile = serializers.CharField(allow_null=True)
+    partitions = serializers.ListField(child=serializers.CharField())
+    claim = serializers.CharField(allow_null=True, help_text="namespace/name of the claim")
+    pods = serializers.ListField(child=serializers.CharField(), help_text="namespace/name")
+    holderInferred = serializers.BooleanField(
+        help_text="device-plugin GPUs: the holder is inferred from the pods' requests"
+    )
+
+
+class NumaZoneSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    numaNode = serializers.IntegerField(allow_null=True)
+    resources = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text="resource → {capacity, allocatable, available} in engine units",
+    )
+
+
+class GpuNodeSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    allocatable = serializers.IntegerField(
+        allow_null=True, help_text="nvidia.com/gpu allocatable (device plugin)"
+    )
+    gfdCount = serializers.IntegerField(
+        allow_null=True, help_text="GPU Feature Discovery's nvidia.com/gpu.count"
+    )
+    devices = serializers.IntegerField(
+        allow_null=True, help_text="whole GPUs the node's ResourceSlices list"
+    )
+    hardwareCount = serializers.IntegerField(allow_null=True)
+    requested = serializers.IntegerField(help_text="running pods' nvidia.com/gpu requests")
+    countOnly = serializers.BooleanField(help_text="publishes only a device-plugin count")
+    product = serializers.CharField(allow_null=True)
+    memoryMiB = serializers.IntegerField(allow_null=True)
+    nvlinkDomain = serializers.CharField(allow_null=True)
+    topologyPolicy = serializers.CharField(allow_null=True)
+    topologyScope = serializers.CharField(allow_null=True)
+    gpus = GpuDeviceSerializer(many=True)
+    zones = NumaZoneSerializer(many=True)
+    inconsistencies = InconsistencySerializer(many=True)
+
+
+class FleetNodeSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    product = serializers.CharField(allow_null=True)
+    gpus = serializers.IntegerField()
+    used = serializers.IntegerField()
+    free = serializers.IntegerField()
+    countOnly = serializers.BooleanField()
+    nvlinkDomain = serializers.CharField(allow_null=True)
+    unschedulable = serializers.BooleanField()
+    inconsistencies = serializers.IntegerField()
+
+
+class FleetProductSerializer(serializers.Serializer):
+    product = serializers.CharField()
+    nodes = serializers.IntegerField()
+    gpus = serializers.IntegerField()
+    free = serializers.IntegerField()
+    wholeFreeNodes = serializers.IntegerField()
+
+
+class FleetDomainSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    nodes = serializers.ListField(child=serializers.CharField())
+    gpus = serializers.IntegerField()
+    free = serializers.IntegerField()
+
+
+class GpuFleetSerializer(serializers.Serializer):
+    gpuNodes = serializers.IntegerField()
+    gpus = serializers.IntegerField()
+    free = serializers.IntegerField()
+    wholeFreeNodes = serializers.ListField(
+        child=serializers.CharField(), help_text="schedulable nodes of 8+ GPUs, none in use"
+    )
+    wholeFreeDomains = serializers.ListField(child=serializers.CharField())
+    products = FleetProductSerializer(many=True)
+    domains = FleetDomainSerializer(many=True)
+    nodes = FleetNodeSerializer(many=True)

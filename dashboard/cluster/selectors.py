@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import (
+    Case,
     Count,
     Exists,
     OuterRef,
@@ -17,11 +18,14 @@ from django.db.models import (
     Sum,
     TextField,
     Value,
+    When,
 )
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from .models import Cluster, Event, Node, Pod
+from scheduler_engine.objects.pod import SYSTEM_PRIORITIES
+
+from .models import Cluster, Event, Node, Pod, PriorityClass
 
 __all__ = [
     "Page",
@@ -39,6 +43,7 @@ __all__ = [
     "pending_page",
     "pending_pods",
     "pod_row",
+    "resolved_priority",
     "top_reasons",
 ]
 
@@ -113,9 +118,34 @@ def parse_reasons(message: str) -> dict[str, int]:
     return out
 
 
+def resolved_priority() -> Coalesce:
+    """A pod's priority as the engine resolves it (annotate querysets of Pod with it).
+
+    ``spec.priority`` when set (the API server's admission sets it), else the
+    value of its ``priorityClassName``'s class (a system class's built-in value),
+    else the cluster's globalDefault class for a pod that names none, else 0.
+    """
+    classes = PriorityClass.objects.filter(cluster_id=OuterRef("cluster_id"))
+    named = Subquery(classes.filter(name=OuterRef("priority_class_name")).values("value")[:1])
+    default = Subquery(classes.filter(global_default=True).order_by("name").values("value")[:1])
+    system = Case(
+        *(When(priority_class_name=n, then=Value(v)) for n, v in SYSTEM_PRIORITIES.items()),
+        default=Value(0),
+    )
+    return Coalesce(
+        "priority",
+        Case(
+            When(priority_class_name="", then=Coalesce(default, Value(0))),
+            default=Coalesce(named, system),
+        ),
+    )
+
+
 def pending_pods(cluster: Cluster) -> QuerySet[Pod]:
     """Pods in phase Pending without a node (unordered: callers filter and order)."""
-    return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="")
+    return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").annotate(
+        effective_priority=resolved_priority()
+    )
 
 
 def _latest_message() -> Subquery:
@@ -291,7 +321,7 @@ def pending_page(
     if filters.namespace:
         qs = qs.filter(namespace=filters.namespace)
     if filters.priority is not None:
-        qs = qs.filter(priority=filters.priority)
+        qs = qs.filter(effective_priority=filters.priority)
     if filters.gpu == "none":
         qs = qs.filter(gpu_requested=0)
     elif filters.gpu == "any":
@@ -321,7 +351,7 @@ def pending_page(
     cols = (
         "namespace",
         "name",
-        "priority",
+        "effective_priority",
         "priority_class_name",
         "gpu_requested",
         "cpu_requested_milli",
@@ -347,8 +377,9 @@ def pending_filter_choices(cluster: Cluster) -> dict[str, list[Any]]:
         "namespaces": list(qs.values_list("namespace", flat=True).distinct().order_by("namespace")),
         "priorities": [
             p
-            for p in qs.values_list("priority", flat=True).distinct().order_by("-priority")
-            if p is not None
+            for p in qs.values_list("effective_priority", flat=True)
+            .distinct()
+            .order_by("-effective_priority")
         ],
         "gpu_sizes": list(
             qs.filter(gpu_requested__gt=0)
@@ -360,7 +391,11 @@ def pending_filter_choices(cluster: Cluster) -> dict[str, list[Any]]:
 
 
 def pod_row(cluster: Cluster, namespace: str, name: str) -> Pod | None:
-    return Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).first()
+    return (
+        Pod.objects.filter(cluster=cluster, namespace=namespace, name=name)
+        .annotate(effective_priority=resolved_priority())
+        .first()
+    )
 
 
 def _label(key: str) -> KT:

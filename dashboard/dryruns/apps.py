@@ -10,3 +10,6 @@ class DryRunsConfig(AppConfig):
     label = "dryruns"
     default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "profiles and dry-runs"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the plugin check)

@@ -20,9 +20,10 @@ import gc
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 
@@ -40,6 +41,7 @@ from scheduler_engine.warm_cluster import WarmCluster
 __all__ = [
     "ENGINE_MESSAGES_MAX_NODES",
     "ENGINE_MESSAGES_MAX_PENDING",
+    "derived",
     "explain_pod",
     "forget",
     "pending_messages",
@@ -57,6 +59,7 @@ CHUNK = 2000
 ENGINE_MESSAGES_MAX_NODES = 500
 ENGINE_MESSAGES_MAX_PENDING = 500
 
+T = TypeVar("T")
 Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the database sums)
 
 
@@ -288,6 +291,15 @@ def warm_cluster(cluster: Cluster) -> WarmCluster:
     return _current(cluster).warm
 
 
+def derived(cluster: Cluster, key: Any, compute: Callable[[WarmCluster], T]) -> T:
+    """What ``compute`` works out from the cluster's warm state, kept until the state changes."""
+    entry = _current(cluster)
+    with entry.lock:
+        if key not in entry.derived:
+            entry.derived[key] = compute(entry.warm)
+        return entry.derived[key]
+
+
 def warm_stats(cluster: Cluster) -> dict[str, Any] | None:
     """How the warm copy was built and last refreshed (None when there is none)."""
     entry = _entries.get(cluster.pk)
@@ -333,7 +345,7 @@ def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
     config = _config(active_document(cluster))
     warm = warm_cluster(cluster)
     try:
-        return warm.explain_pod(row.obj, config)
+        return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
     except InputError as exc:
         raise BadInput.one("pod", exc.one_line()) from None
 
@@ -377,7 +389,7 @@ def _schedule_pending(
         .values_list("obj", flat=True)
     )
     try:
-        result = warm.schedule(list(pods), config)
+        result = warm.schedule(list(pods), config, registry=conf.engine_registry())
     except InputError:
         return None
     messages = {}

@@ -23,7 +23,6 @@ from django.db import connection
 from dashboard import conf
 from dashboard.cluster.models import Cluster
 from scheduler_engine import default_config
-from scheduler_engine.framework.registry import default_registry
 
 from . import live
 
@@ -111,7 +110,7 @@ def _run(reason: str) -> None:
 
 def _import_plugins() -> None:
     """Import every plugin module and parse the default profile (~3 s of a cold request)."""
-    default_registry()
+    conf.engine_registry()
     default_config()
 
 

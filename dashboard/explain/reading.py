@@ -15,7 +15,7 @@ from django.db.models import Sum
 
 from dashboard.cluster.kinds import KINDS_BY_KIND
 from dashboard.cluster.models import Cluster, Node, Pod, PodDisruptionBudget
-from dashboard.cluster.selectors import DONE_PHASES
+from dashboard.cluster.selectors import DONE_PHASES, resolved_priority
 from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
 
 __all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation"]
@@ -179,9 +179,9 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
         keys = [v.partition("/")[::2] for v in victims]
         rows = {
             (p.namespace, p.name): p
-            for p in Pod.objects.filter(cluster=cluster, name__in=[k[1] for k in keys]).only(
-                "namespace", "name", "priority", "priority_class_name", "node_name", "obj"
-            )
+            for p in Pod.objects.filter(cluster=cluster, name__in=[k[1] for k in keys])
+            .annotate(effective_priority=resolved_priority())
+            .only("namespace", "name", "priority", "priority_class_name", "node_name", "obj")
         }
         pdbs = list(
             PodDisruptionBudget.objects.filter(
@@ -205,7 +205,7 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
                     "namespace": ns,
                     "name": name,
                     "node": row.node_name if row else "",
-                    "priority": row.priority if row else None,
+                    "priority": row.effective_priority if row else None,
                     "priority_class": row.priority_class_name if row else "",
                     "pdbs": covering,
                 }

@@ -121,11 +121,14 @@ class GPUMemoryScore:
         node = node_info.node
         res = self.args.resource_name
         free_gpus = node.allocatable.scalar.get(res, 0) - node_info.requested.scalar.get(res, 0)
-        mib = 0
+        dra = state.read(_STATE_KEY).get(node.name, 0)
+        if free_gpus <= 0:
+            return dra
         label = node.labels.get(self.args.memory_label)
-        if label is not None and free_gpus > 0 and label.isdigit():
-            mib = int(label) * free_gpus
-        return mib + state.read(_STATE_KEY).get(node.name, 0)
+        try:
+            return max(int(label), 0) * free_gpus + dra  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # no label, or not a number
+            return dra
 
     def score_extensions(self) -> GPUMemoryScore:
         return self

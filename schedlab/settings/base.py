@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "rest_framework.authtoken",
     # Schedlab's apps, lowest layer first (see dashboard/__init__.py)
@@ -112,14 +113,18 @@ STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", plotly_package_data())]
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dashboard.api.schema.SchedlabAutoSchema",
     # JSON only, read up to each endpoint's size cap, nesting limited (dashboard/api/parsers.py)
     "DEFAULT_PARSER_CLASSES": ["dashboard.api.parsers.LimitedJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api.params.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Schedlab API",
+    # the docs' JavaScript and CSS come from drf-spectacular-sidecar, never a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "VERSION": "0.1.0",
     # Two choice sets share the field name "source": name each enum after its model.
     "ENUM_NAME_OVERRIDES": {

@@ -39,8 +39,19 @@ IN_TREE_MODULES: dict[str, str] = {
     "NodeVolumeLimits": "nodevolumelimits",
     "VolumeBinding": "volumebinding",
     "VolumeZone": "volumezone",
+    "GangScheduling": "gangscheduling",
+    "TopologyPlacementGenerator": "topologyplacement",
+    "PodGroupPodsCount": "podgrouppodscount",
     # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
     "NodeResourceTopologyMatch": "noderesourcetopology",
+    # GPU sharing and the FGD paper's policies (docs/replay.md)
+    "OpenGpuShare": "gpushare",
+    "RandomScore": "gpupolicies.random_score",
+    "BestFitScore": "gpupolicies.best_fit",
+    "DotProductScore": "gpupolicies.dot_product",
+    "GpuPackingScore": "gpupolicies.gpu_packing",
+    "GpuClusteringScore": "gpupolicies.gpu_clustering",
+    "FGDScore": "gpupolicies.fgd",
 }
 
 

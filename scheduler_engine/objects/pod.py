@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_SCHEDULER_NAME",
+    "SYSTEM_PRIORITIES",
     "AffinityTerm",
     "HostPort",
     "Pod",
@@ -533,3 +534,5 @@ def _set_requests(p: Pod, spec: Mapping[str, Any]) -> None:
 
 # Built-in classes that exist in every cluster even when a snapshot omits them.
 _SYSTEM_PRIORITIES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+# The built-in classes' values, for readers that resolve priorities as parse_pod does.
+SYSTEM_PRIORITIES = dict(_SYSTEM_PRIORITIES)

@@ -10,11 +10,16 @@
   function draw(h) {
     if (!window.Plotly || !heat) return;
     if (!h.y.length) { heat.textContent = "No GPU nodes."; heat.classList.remove("chart"); return; }
+    // light = no GPU free, dark green = many free: more free reads as more ink
     Plotly.react(heat, [{
-      type: "heatmap", z: h.z, y: h.y, text: h.text, colorscale: "Greens", zmin: 0,
-      hovertemplate: "%{text}<br>%{y}<br>free GPUs: %{z}<extra></extra>", colorbar: { title: "free" },
-    }], { height: Math.max(200, 40 * h.y.length + 80), margin: { l: 200, r: 10, t: 10, b: 30 },
-          xaxis: { title: "nodes, most free first", showticklabels: false } }, { displayModeBar: false, responsive: true });
+      type: "heatmap", z: h.z, y: h.y, text: h.text, zmin: 0, xgap: 1, ygap: 1,
+      colorscale: [[0, "#f7fcf5"], [0.5, "#74c476"], [1, "#00441b"]],
+      hovertemplate: "%{text}<br>%{y}<br>free GPUs: %{z}<extra></extra>",
+      colorbar: { title: { text: "free GPUs" }, thickness: 14 },
+    }], { height: Math.max(220, 40 * h.y.length + 100), margin: { l: 160, r: 10, t: 10, b: 50 },
+          xaxis: { title: { text: "nodes of the group, most free GPUs first (hover for names)" }, showticklabels: false },
+          yaxis: { title: { text: "node pool / zone" }, automargin: true } },
+      { displayModeBar: false, responsive: true });
   }
 
   function rows(id, items, empty, cells) {

@@ -99,6 +99,13 @@
     area.scrollTop = Math.max(0, (n - 5) * lh);
   }
 
+  // a YAML syntax error names its place in the message: "not valid YAML (line 6, column 1): ..."
+  function syntaxLine(message) {
+    const m = /\(line (\d+), column \d+\)/.exec(message || "");
+    if (!m) return 0;
+    return Math.min(Number(m[1]), area.value.split("\n").length);
+  }
+
   function showProblems(errors) {
     badLines = new Set();
     panel.replaceChildren();
@@ -114,7 +121,7 @@
       for (const e of errors) {
         const li = document.createElement("li");
         li.className = "problem";
-        const line = lineOf(area.value, e.field);
+        const line = lineOf(area.value, e.field) || syntaxLine(e.message);
         const code = document.createElement("code");
         code.className = "field";
         code.textContent = e.field;

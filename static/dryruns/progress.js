@@ -12,6 +12,16 @@
     return panel.querySelector(`[data-field="${name}"]`) || document.getElementById(`run-${name}`);
   }
 
+  // every other place that shows this run's status (run lists, tables) follows too
+  function badges(id, status) {
+    if (!status) return;
+    for (const el of document.querySelectorAll(`[data-run-status="${CSS.escape(String(id))}"]`)) {
+      el.textContent = status;
+      el.className = `badge status-${status}`;
+      el.dataset.status = status;
+    }
+  }
+
   function show(panel, state, fromSocket) {
     const status = state.status;
     const badge = field(panel, "status");
@@ -19,6 +29,7 @@
       badge.textContent = status;
       badge.className = `badge status-${status}`;
     }
+    badges(panel.dataset.runId, status);
     const bar = panel.querySelector("progress");
     if (bar && typeof state.progress === "number") {
       bar.value = state.progress;
@@ -67,11 +78,39 @@
     } catch (_) { /* the socket's next message will do */ }
   }
 
+  const watched = new Set();
   for (const panel of document.querySelectorAll(".run-panel[data-run-id]")) {
     if (FINISHED.has(panel.dataset.status)) continue;
+    watched.add(panel.dataset.runId);
     panel.socket = live.dryRun(panel.dataset.runId, {
       onProgress(msg) { show(panel, msg, true); },
-      onOpen() { panel.dataset.connected = "1"; catchUp(panel); },
+      onOpen() {
+        panel.dataset.connected = "1";
+        for (const el of document.querySelectorAll(`[data-run-status="${CSS.escape(panel.dataset.runId)}"]`)) {
+          el.dataset.connected = "1";
+        }
+        catchUp(panel);
+      },
+    });
+  }
+
+  // status badges of runs without a panel: one socket per unfinished run
+  for (const el of document.querySelectorAll("[data-run-status][data-api]")) {
+    const id = el.dataset.runStatus;
+    if (watched.has(id) || FINISHED.has(el.dataset.status)) continue;
+    watched.add(id);
+    const socket = live.dryRun(id, {
+      onProgress(msg) {
+        badges(id, msg.status);
+        if (FINISHED.has(msg.status)) socket.close();
+      },
+      onOpen() {
+        el.dataset.connected = "1";
+        live.fetchJSON(el.dataset.api).then((state) => {
+          badges(id, state.status);
+          if (FINISHED.has(state.status)) socket.close();
+        }).catch(() => {});
+      },
     });
   }
 })();

@@ -118,16 +118,58 @@ def chromium():
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
-@pytest.fixture
-def page(chromium, live_url):
-    context = chromium.new_context(viewport={"width": 1280, "height": 860}, base_url=live_url)
+def _new_page(chromium, live_url, width: int, height: int):
+    context = chromium.new_context(viewport={"width": width, "height": height}, base_url=live_url)
     context.set_default_timeout(15_000)
     pg = context.new_page()
     errors: list[str] = []
+    console: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on(
+        "console",
+        lambda msg: (
+            console.append(f"{msg.text} ({msg.location.get('url', '')})")
+            if msg.type == "error"
+            else None
+        ),
+    )
     pg.js_errors = errors  # type: ignore[attr-defined]
+    pg.console_errors = console  # type: ignore[attr-defined]
+    return context, pg
+
+
+def _check_console(request, pg) -> None:
+    """A test fails on any uncaught error or console error its pages logged.
+
+    Tests that break the server on purpose mark themselves
+    ``@pytest.mark.console_errors_expected``.
+    """
+    if request.node.get_closest_marker("console_errors_expected"):
+        return
+    problems = [*pg.js_errors, *pg.console_errors]
+    if problems:
+        pytest.fail(f"errors in the browser console: {problems}", pytrace=False)
+
+
+@pytest.fixture
+def page(request, chromium, live_url):
+    context, pg = _new_page(chromium, live_url, 1280, 860)
     yield pg
-    context.close()
+    try:
+        _check_console(request, pg)
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def phone(request, chromium, live_url):
+    """A page 390 px wide (a phone), same checks as ``page``."""
+    context, pg = _new_page(chromium, live_url, 390, 844)
+    yield pg
+    try:
+        _check_console(request, pg)
+    finally:
+        context.close()
 
 
 @pytest.fixture

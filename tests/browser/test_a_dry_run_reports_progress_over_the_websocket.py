@@ -63,7 +63,7 @@ def test_an_admin_dry_runs_a_profile_compares_it_and_applies_it(page, busy_demo,
 
     # the results page: metrics, pending pods with explanations, the preemption graph
     page.goto(f"/dry-runs/{run_id}/")
-    expect(page.locator("#metrics")).to_contain_text("podsPending")
+    expect(page.locator('#metrics [data-metric="podsPending"]')).to_contain_text("Pods pending")
     expect(page.locator("#preemption-graph .main-svg").first).to_be_visible()
     expect(page.locator("#preemptions")).to_contain_text("ml-training/gpt-finetune-worker-0")
     page.locator(".pending-result summary").first.click()
@@ -75,7 +75,9 @@ def test_an_admin_dry_runs_a_profile_compares_it_and_applies_it(page, busy_demo,
     # compare with the active profile (none yet: upstream defaults), same frozen state
     with page.expect_navigation():
         page.click("#compare-active")
-    expect(page.locator("#deltas")).to_contain_text("podsPending", timeout=60_000)
+    expect(page.locator('#deltas [data-metric="podsPending"]')).to_contain_text(
+        "Pods pending", timeout=60_000
+    )
     expect(page.locator("#changes")).to_be_visible()
     screenshot(page, "compare")
     baseline = DryRun.objects.exclude(pk=run_id).get()
@@ -86,6 +88,12 @@ def test_an_admin_dry_runs_a_profile_compares_it_and_applies_it(page, busy_demo,
     expect(page.locator("#apply-form .ok")).to_contain_text(f"#{run_id}")
     with page.expect_navigation():
         page.click("#apply")
+    # the confirmation: what changes (from the cluster's own config) and the dry-run
+    expect(page.locator("#confirm-dry-run")).to_contain_text(f"dry-run #{run_id}")
+    expect(page.locator("#diff .diff-add").first).to_be_visible()
+    assert not Application.objects.exists()
+    with page.expect_navigation():
+        page.click("#confirm")
     expect(page.locator(".message.success")).to_contain_text(f"justified by dry-run {run_id}")
     app = Application.objects.get()
     assert app.dry_run_id == run_id and not app.forced

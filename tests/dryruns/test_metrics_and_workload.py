@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dashboard.dryruns.services.errors import BadInput
-from dashboard.dryruns.services.metrics import fleet_metrics, verdicts
+from dashboard.dryruns.services.metrics import METRICS, fleet_metrics, verdicts
 from dashboard.dryruns.services.workload import expand_workload
 from scheduler_engine import build_cluster
 from tests.support.synthetic import job, node, pod
@@ -83,3 +85,23 @@ def test_equal_states_pack_to_equal_bytes(monkeypatch):
     a = codec.pack([node(0)])
     monkeypatch.setattr(_gzip.time, "time", lambda: 1e9)
     assert codec.pack([node(0)]) == a
+
+
+def test_a_timing_gets_no_verdict_and_every_metric_has_a_name_and_unit():
+    lines = {
+        v["metric"]: v
+        for v in verdicts(
+            {"podsPerSecond": 900.0, "zoneSkew": 2}, {"podsPerSecond": 20.0, "zoneSkew": 2}
+        )
+    }
+    assert lines["podsPerSecond"]["verdict"] is None
+    assert "no verdict" in lines["podsPerSecond"]["line"]
+    assert lines["zoneSkew"]["verdict"] == "same"
+    for key, m in METRICS.items():
+        assert m.label and m.unit and m.definition.endswith("."), key
+
+
+def test_the_metrics_doc_defines_every_metric():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    for key, m in METRICS.items():
+        assert f"| `{key}` | {m.label} | {m.unit} | {m.definition} |" in doc, key

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from django.contrib.auth.models import AbstractBaseUser
 
+from dashboard import conf
 from dashboard.cluster.models import Cluster
 from scheduler_engine import ConfigError, load_config
 from scheduler_engine.config.defaults import DEFAULT_CAPABILITIES
@@ -61,7 +62,7 @@ def dump_document(doc: dict[str, Any]) -> str:
 
 def _knobs_of(doc: dict[str, Any]) -> dict[str, Any]:
     try:
-        cfg = load_config(copy.deepcopy(doc))
+        cfg = load_config(copy.deepcopy(doc), **conf.engine_config_kwargs())
     except ConfigError as exc:
         field = f"document.{exc.field}" if exc.field else "document"
         raise BadInput.one(field, exc.message) from None
@@ -153,7 +154,7 @@ def _set_enabled(doc: dict[str, Any], i: int, point: str, name: str, on: bool) -
 
 def _enabled_at(doc: dict[str, Any], i: int, point: str, name: str) -> bool:
     try:
-        cfg = load_config(copy.deepcopy(doc))
+        cfg = load_config(copy.deepcopy(doc), **conf.engine_config_kwargs())
     except ConfigError:
         return False
     return any(r.name == name for r in cfg.profiles[i].enabled(point))

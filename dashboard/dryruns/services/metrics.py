@@ -8,11 +8,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from scheduler_engine import ClusterState
 
-__all__ = ["LOWER_IS_BETTER", "fleet_metrics", "gpu_resource", "verdicts"]
+__all__ = [
+    "LOWER_IS_BETTER",
+    "METRICS",
+    "Metric",
+    "fleet_metrics",
+    "gpu_resource",
+    "metric_info",
+    "verdicts",
+]
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
@@ -132,39 +141,159 @@ def fleet_metrics(
     return {"before": before, "after": after}
 
 
-# direction of "better" for each compared metric
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """How a person reads a metric: a name, a unit, a one-line definition.
+
+    ``lower_is_better`` is None for metrics that get no verdict: timings (they
+    move with the machine's load, not with the profile) and inputs.
+    """
+
+    key: str
+    label: str
+    unit: str
+    definition: str
+    lower_is_better: bool | None = None
+    percent: bool = False
+
+
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric(
+            "podsPending",
+            "Pods pending",
+            "pods",
+            "Pods without a node at the end: the pods the run left pending plus the pods "
+            "preemption evicted, which wait to be scheduled again.",
+            True,
+        ),
+        Metric("podsRunning", "Pods placed", "pods", "Pods holding a node at the end.", False),
+        Metric(
+            "cpuAllocation",
+            "CPU requested",
+            "% of allocatable",
+            "CPU requested by the pods on nodes, as a share of all nodes' allocatable CPU.",
+            False,
+            percent=True,
+        ),
+        Metric(
+            "memoryAllocation",
+            "Memory requested",
+            "% of allocatable",
+            "Memory requested by the pods on nodes, as a share of all nodes' allocatable memory.",
+            False,
+            percent=True,
+        ),
+        Metric(
+            "gpuAllocation",
+            "GPUs requested",
+            "% of allocatable",
+            "GPUs requested by the pods on nodes, as a share of all nodes' allocatable GPUs.",
+            False,
+            percent=True,
+        ),
+        Metric("gpuCapacity", "GPUs in the cluster", "GPUs", "Allocatable GPUs of all nodes."),
+        Metric(
+            "gpuFree",
+            "Free GPUs",
+            "GPUs",
+            "Allocatable GPUs no pod requests, on nodes that accept pods.",
+        ),
+        Metric(
+            "gpuStranded",
+            "Stranded GPUs",
+            "GPUs",
+            "Free GPUs on nodes with fewer free than the smallest pending GPU request: "
+            "no pending pod can use them.",
+            True,
+        ),
+        Metric(
+            "gpuStrandingSize",
+            "Smallest pending GPU request",
+            "GPUs per pod",
+            "The request stranding is measured against: the smallest GPU request among the "
+            "pods pending before the run (1 when none asks for GPUs).",
+        ),
+        Metric(
+            "gpuLargestFreeOnNode",
+            "Largest free GPU block",
+            "GPUs on one node",
+            "The most free GPUs any one node has: the largest pod that can still fit.",
+            False,
+        ),
+        Metric(
+            "zoneSkew",
+            "Zone skew",
+            "pods",
+            "Pods this run placed in its fullest zone minus in its emptiest zone "
+            "(0 with one zone).",
+            True,
+        ),
+        Metric("preemptions", "Pods evicted", "pods", "Victims preemption evicted.", True),
+        Metric(
+            "pdbViolations",
+            "PDB violations",
+            "evictions",
+            "Evictions beyond what the PodDisruptionBudgets allow.",
+            True,
+        ),
+        Metric(
+            "podsPerSecond",
+            "Engine speed",
+            "pods/s",
+            "Pods the engine decided per second of engine time: a timing that moves with the "
+            "machine's load, so it gets no verdict.",
+        ),
+    )
+}
+
+# direction of "better" for each compared placement metric (timings get no verdict)
 LOWER_IS_BETTER = {
-    "podsPending": True,
-    "gpuStranded": True,
-    "zoneSkew": True,
-    "preemptions": True,
-    "pdbViolations": True,
-    "podsRunning": False,
-    "cpuAllocation": False,
-    "memoryAllocation": False,
-    "gpuAllocation": False,
-    "gpuLargestFreeOnNode": False,
-    "podsPerSecond": False,
+    k: m.lower_is_better for k, m in METRICS.items() if m.lower_is_better is not None
 }
 
 
+def metric_info(key: str) -> Metric:
+    """The metric's reading; an unknown key reads as itself with no unit and no verdict."""
+    return METRICS.get(key) or Metric(key, key, "", "")
+
+
 def verdicts(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per metric: a's value, b's value, the delta and a one-line verdict for b vs a."""
+    """Per metric: a's value, b's value, the delta and a one-line verdict for b vs a.
+
+    Only placement metrics get "better"/"worse"/"same"; timings get ``None``.
+    """
     lines = []
-    for name, lower in LOWER_IS_BETTER.items():
+    for name, m in METRICS.items():
         va, vb = a.get(name), b.get(name)
         if not isinstance(va, int | float) or not isinstance(vb, int | float):
             continue
+        if name not in LOWER_IS_BETTER and name != "podsPerSecond":
+            continue
         delta = round(vb - va, 4)
-        word = "same" if delta == 0 else "better" if (delta < 0) == lower else "worse"
+        lower = m.lower_is_better
+        word = (
+            None
+            if lower is None
+            else "same"
+            if delta == 0
+            else "better"
+            if (delta < 0) == lower
+            else "worse"
+        )
         lines.append(
             {
                 "metric": name,
+                "label": m.label,
+                "unit": m.unit,
+                "definition": m.definition,
                 "a": va,
                 "b": vb,
                 "delta": delta,
                 "verdict": word,
-                "line": f"{name}: {va} → {vb} ({delta:+g}): {word}",
+                "line": f"{m.label} ({m.unit}): {va} → {vb} ({delta:+g})"
+                + (f": {word}" if word else " (timing: no verdict)"),
             }
         )
     return lines

@@ -124,6 +124,7 @@ def run_dry_run(run_id: int) -> str | None:
             seed=run.seed,
             explain=explain,
             progress=_Progress(run.pk),
+            registry=conf.engine_registry(),
             controllers=True,
         )
         t2 = time.perf_counter()

@@ -23,7 +23,8 @@ from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-from dashboard.explain import live
+from dashboard.explain import hardware, live
+from dashboard.explain.events import event_rows
 from dashboard.explain.reading import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
@@ -71,6 +72,7 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
         "overview": selectors.overview(cluster),
         "reasons": reasons,
         "reasons_source": source,
+        "inconsistencies": hardware.inconsistencies(cluster),
     }
     return render(request, "dashboard/overview.html", context)
 
@@ -171,10 +173,21 @@ def pod_explanation_fragment(
         raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
     result = live.explain_pod(cluster, namespace, pod)
     explanation = read_explanation(cluster, row, result)
+    events = event_rows(
+        selectors.failed_scheduling_events(cluster, namespace, pod),
+        result.get("events") or [],
+        row.scheduler_name,
+    )
     return render(
         request,
         "dashboard/_explanation.html",
-        {"cluster": cluster, "pod": row, "ex": explanation, "chart": explanation.chart},
+        {
+            "cluster": cluster,
+            "pod": row,
+            "ex": explanation,
+            "chart": explanation.chart,
+            "events": events,
+        },
     )
 
 
@@ -188,14 +201,24 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
         messages.error(request, "Starting a dry-run needs the operator role.")
         return redirect(back)
     version = None
-    if request.POST.get("profile_version"):
-        version = get_object_or_404(ProfileVersion, pk=request.POST["profile_version"])
+    raw = request.POST.get("profile_version", "").strip()
+    if raw:
+        version = ProfileVersion.objects.filter(pk=int(raw)).first() if _is_id(raw) else None
+        if version is None:
+            messages.error(
+                request, f"Could not start the dry-run: profile_version: no version {raw!r}"
+            )
+            return redirect(back)
     try:
         run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)
     return redirect("pages:dryrun-detail", pk=run.pk)
+
+
+def _is_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63
 
 
 def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:

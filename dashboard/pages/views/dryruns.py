@@ -20,7 +20,7 @@ from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
 from dashboard.dryruns.services.errors import BadInput
-from dashboard.dryruns.services.metrics import LOWER_IS_BETTER
+from dashboard.dryruns.services.metrics import LOWER_IS_BETTER, METRICS, metric_info
 from dashboard.dryruns.services.results import ensure_indexes, read_index
 from dashboard.roles import OPERATOR, VIEWER, has_role
 
@@ -47,6 +47,13 @@ LIST_FIELDS = (
     "created_by__username",
 )
 REJECTION_ROWS = 20
+CHANGE_LABELS = {
+    "same": "pods placed the same",
+    "moved": "pods on another node",
+    "newlyScheduled": "pods placed only by the edited profile",
+    "newlyUnscheduled": "pods left pending only by the edited profile",
+    "other": "pods whose status changed otherwise",
+}
 
 
 @login_required
@@ -63,22 +70,60 @@ def dryrun_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _shown(value: Any, percent: bool) -> Any:
+    if percent and isinstance(value, int | float):
+        return f"{value * 100:.1f} %"
+    return value
+
+
+def metric_row(name: str, a: Any, b: Any, verdict: str | None = None) -> dict[str, Any]:
+    """One table row of a metric: its human name, unit and definition, values as shown."""
+    info = metric_info(name)
+    numbers = isinstance(a, int | float) and isinstance(b, int | float)
+    delta = round(b - a, 4) if numbers else None
+    if verdict is None and delta and name in LOWER_IS_BETTER:
+        verdict = "better" if (delta < 0) == LOWER_IS_BETTER[name] else "worse"
+    if delta and info.percent:
+        shown_delta = f"{delta * 100:+.1f} pp"
+    else:
+        shown_delta = f"{delta:+g}" if delta else ""
+    return {
+        "key": name,
+        "name": info.label,
+        "unit": info.unit,
+        "definition": info.definition,
+        "before": _shown(a, info.percent),
+        "after": _shown(b, info.percent),
+        "delta": shown_delta,
+        "verdict": verdict or "",
+    }
+
+
 def _metric_rows(run: DryRun) -> list[dict[str, Any]]:
     before = (run.metrics or {}).get("before", {})
     after = (run.metrics or {}).get("after", {})
-    rows = []
-    for name in dict.fromkeys([*before, *after]):
-        a, b = before.get(name), after.get(name)
-        if isinstance(a, dict) or isinstance(b, dict):
-            continue
-        delta = (
-            round(b - a, 4) if isinstance(a, int | float) and isinstance(b, int | float) else None
+    return [
+        metric_row(name, before.get(name), after.get(name))
+        for name in dict.fromkeys([*before, *after])
+        if not isinstance(before.get(name), dict) and not isinstance(after.get(name), dict)
+    ]
+
+
+def _pending_note(run: DryRun) -> str:
+    """Why the "Pods pending" metric and the pending list's count differ, when they do."""
+    metric = (run.metrics or {}).get("after", {}).get("podsPending")
+    if not isinstance(metric, int) or metric == run.pending_count:
+        return ""
+    if metric == run.pending_count + run.victim_count:
+        return (
+            f"The Pods pending metric ({metric}) also counts the {run.victim_count} pod"
+            f"{'s' if run.victim_count != 1 else ''} preemption evicted: they wait again, "
+            "and this list shows the pods the run itself left pending."
         )
-        verdict = ""
-        if delta and name in LOWER_IS_BETTER:
-            verdict = "better" if (delta < 0) == LOWER_IS_BETTER[name] else "worse"
-        rows.append({"name": name, "before": a, "after": b, "delta": delta, "verdict": verdict})
-    return rows
+    return (
+        f"The Pods pending metric ({metric}) counts every pod without a node at the end "
+        "(evicted victims included); this list shows the pods the run itself left pending."
+    )
 
 
 @login_required
@@ -109,6 +154,7 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
             pending_more=more,
             pending_pages=max(-(-run.pending_count // PENDING_PER_PAGE), 1),
             metric_rows=_metric_rows(run),
+            pending_note=_pending_note(run),
             spread=(run.metrics or {}).get("after", {}).get("spreadPerZone", {}),
             graph=graph,
             figure=graph["figure"] if graph else None,
@@ -162,6 +208,41 @@ def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
                 offset=(page_no - 1) * CHANGES_PER_PAGE,
             )
             context["page_no"] = page_no
+            comparison = context["comparison"]
+            context["metric_rows"] = [
+                metric_row(m["metric"], m["a"], m["b"], m["verdict"]) for m in comparison["metrics"]
+            ]
+            context["count_cards"] = [
+                {"key": k, "n": n, "label": CHANGE_LABELS.get(k, k)}
+                for k, n in comparison["counts"].items()
+            ]
         except BadInput as exc:
             context["compare_error"] = str(exc)
     return render(request, "dryruns/dryrun_compare.html", context)
+
+
+@login_required
+def metrics_glossary(request: HttpRequest) -> HttpResponse:
+    """Every metric the dry-run and compare pages show: name, unit, definition, verdict."""
+    return render(
+        request, "dryruns/metrics.html", {"nav": "dryruns", "metrics": list(METRICS.values())}
+    )
+
+
+@login_required
+@require_POST
+def cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask a queued or running dry-run to stop (operators); the page follows its status."""
+    require_role(request, OPERATOR)
+    run = get_object_or_404(selectors.dry_runs(), pk=pk)
+    if run.finished:
+        messages.info(request, f"Dry-run #{run.pk} has finished already ({run.status}).")
+    else:
+        run = dryrun_services.cancel_dry_run(run)
+        messages.success(
+            request,
+            f"Dry-run #{run.pk} cancelled."
+            if run.finished
+            else f"Dry-run #{run.pk} will stop at its next progress check.",
+        )
+    return redirect("pages:dryrun-detail", pk=run.pk)

@@ -1,0 +1,50 @@
+"""What the six GPU policies share: node rows of the GPU table, the pod's shape, constants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...framework.node_info import NodeInfo
+from ...objects import Pod
+from ..gpushare.resources import GpuRequest, gpu_request
+from ..gpushare.table import GpuTable
+from .fragmentation import PodShape
+
+__all__ = [
+    "MAX_NODE_SCORE",
+    "MAX_SPEC_CPU",
+    "MAX_SPEC_GPU",
+    "MIN_NODE_SCORE",
+    "min_max_normalize",
+    "pod_shape",
+    "rows_of",
+]
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+# the largest machine of the trace's cluster: normalises CPU and GPU (simulator MaxSpecCpu/Gpu)
+MAX_SPEC_CPU = 128000
+MAX_SPEC_GPU = 8000
+
+
+def rows_of(handle: Any, nodes: Sequence[NodeInfo]) -> tuple[GpuTable, np.ndarray]:
+    snap = handle.snapshot() if handle is not None else None
+    return GpuTable.for_nodes(snap, nodes)
+
+
+def pod_shape(pod: Pod, req: GpuRequest | None = None) -> PodShape:
+    req = gpu_request(pod) if req is None else req
+    return PodShape(pod.non0_cpu, req.milli, req.count, "|".join(req.models))
+
+
+def min_max_normalize(scores: np.ndarray) -> np.ndarray:
+    """The simulator's NormalizeScore: (s - lowest) * 100 / (highest - lowest), 0 when flat."""
+    if len(scores) == 0:
+        return scores
+    hi, lo = int(scores.max()), int(scores.min())
+    if hi == lo:
+        return np.full_like(scores, MIN_NODE_SCORE)
+    return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // (hi - lo) + MIN_NODE_SCORE

@@ -1,0 +1,68 @@
+"""GpuClusteringScore: Score (the FGD simulator's ``gpu_clustering_score.go``).
+
+Pods are grouped by GPU shape (share-gpu, 1-gpu, 2-gpu, ...).  With ``b =
+25 * (8000 - free GPU share) / 8000``: a node running only pods of the pod's
+shape scores ``75 + b``, one running that shape among others ``50 + b``, an
+idle node ``25 + b``, a node running only other shapes ``b``; pods asking no
+GPU score 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...framework.cycle_state import CycleState
+from ...framework.interfaces import Handle
+from ...framework.node_info import NodeInfo
+from ...framework.status import Status
+from ...objects import Pod
+from ..gpushare.resources import GpuRequest, gpu_request
+from .common import MAX_NODE_SCORE, MAX_SPEC_GPU, MIN_NODE_SCORE, rows_of
+
+__all__ = ["NAME", "PLUGIN", "GpuClusteringScore", "clustering_scores", "new"]
+
+NAME = "GpuClusteringScore"
+
+
+def clustering_scores(left: np.ndarray, shapes: np.ndarray, req: GpuRequest) -> np.ndarray:
+    m = len(left)
+    if req.milli <= 0:
+        return np.full(m, MIN_NODE_SCORE, dtype=np.int64)
+    col = 0 if req.shared else min(req.count, shapes.shape[1] - 1)
+    base = MAX_NODE_SCORE // 4 * (MAX_SPEC_GPU - left.sum(axis=1)) // MAX_SPEC_GPU
+    kinds = (shapes > 0).sum(axis=1)
+    has = shapes[:, col] > 0
+    q = MAX_NODE_SCORE // 4
+    bonus = np.where(
+        has,
+        np.where(kinds == 1, MAX_NODE_SCORE * 3 // 4, MAX_NODE_SCORE * 2 // 4),
+        np.where(kinds == 0, q, 0),
+    )
+    return (base + bonus).astype(np.int64)
+
+
+class GpuClusteringScore:
+    NAME = NAME
+
+    def __init__(self, handle: Handle | None) -> None:
+        self.handle = handle
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        table, rows = rows_of(self.handle, nodes)
+        return clustering_scores(table.left[rows], table.shapes[rows], gpu_request(pod))
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        return int(self.score_batch(state, pod, [node_info])[0])
+
+    def score_extensions(self) -> None:
+        return None
+
+
+PLUGIN = GpuClusteringScore
+
+
+def new(args: Mapping[str, Any], handle: Handle) -> GpuClusteringScore:
+    return GpuClusteringScore(handle)

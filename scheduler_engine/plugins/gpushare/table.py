@@ -1,0 +1,136 @@
+"""Per-GPU free shares of every node as numpy arrays, kept in step with a snapshot.
+
+One row per node in snapshot order: free CPU (millicores) and capacity, GPU
+count, model (an integer code), free thousandths of each GPU (columns past a
+node's count hold 0), and how many pods of each GPU shape (share-gpu,
+1-gpu, 2-gpu, ...) run there.  Rows are recomputed from the node's pods on
+every ``Snapshot.add_pod``/``remove_pod`` and after Reserve names the GPUs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .resources import MILLI, assigned_gpus, gpu_request, node_gpu_count, node_gpu_model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...framework.node_info import NodeInfo
+    from ...framework.snapshot import Snapshot
+
+__all__ = ["EXTENSION_KEY", "GpuTable"]
+
+EXTENSION_KEY = "GpuTable"
+
+
+class GpuTable:
+    __slots__ = (
+        "_last",
+        "count",
+        "cpu_cap",
+        "cpu_left",
+        "left",
+        "listeners",
+        "model",
+        "model_codes",
+        "node_infos",
+        "shapes",
+        "width",
+    )
+
+    def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
+        self.node_infos = list(node_infos)
+        n = len(self.node_infos)
+        counts = [node_gpu_count(ni.node) for ni in self.node_infos]
+        self.width = max([1, *counts])
+        # model name → code; 0 is "no model"
+        self.model_codes: dict[str, int] = {"": 0}
+        self.count = np.array(counts, dtype=np.int64).reshape(n)
+        self.model = np.zeros(n, dtype=np.int64)
+        self.cpu_cap = np.zeros(n, dtype=np.int64)
+        self.cpu_left = np.zeros(n, dtype=np.int64)
+        self.left = np.zeros((n, self.width), dtype=np.int64)
+        # pods per shape: column 0 share-gpu, column k k-gpu
+        self.shapes = np.zeros((n, self.width + 1), dtype=np.int64)
+        # called with a row index after the row changed (memos of per-node results)
+        self.listeners: list[Callable[[int], None]] = []
+        # (nodes list, its rows, first, last) of the last for_nodes lookup
+        self._last: tuple | None = None
+        for i, ni in enumerate(self.node_infos):
+            self.model[i] = self.code(node_gpu_model(ni.node))
+            self.cpu_cap[i] = ni.node.allocatable.milli_cpu
+            self._fill(i, ni)
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> GpuTable:
+        table = snapshot.extensions.get(EXTENSION_KEY)
+        if table is None:
+            table = cls(snapshot.node_info_list)
+            snapshot.extensions[EXTENSION_KEY] = table
+            snapshot.listeners.append(table.refresh)
+        return table
+
+    @classmethod
+    def for_nodes(
+        cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
+    ) -> tuple[GpuTable, np.ndarray]:
+        """The table holding ``nodes`` and their rows (a throw-away table for foreign infos)."""
+        if snapshot is not None:
+            table = cls.of(snapshot)
+            infos = table.node_infos
+            k = len(nodes)
+            last = table._last
+            if (
+                last is not None
+                and last[0] is nodes
+                and len(last[1]) == k
+                and (k == 0 or (last[2] is nodes[0] and last[3] is nodes[-1]))
+            ):
+                return table, last[1]
+            idx = np.fromiter((ni.index for ni in nodes), dtype=np.intp, count=k)
+            if all(
+                0 <= i < len(infos) and infos[i] is ni
+                for i, ni in zip(idx.tolist(), nodes, strict=True)
+            ):
+                if k:
+                    table._last = (nodes, idx, nodes[0], nodes[-1])
+                return table, idx
+        table = cls(nodes)
+        return table, np.arange(len(nodes), dtype=np.intp)
+
+    def code(self, model: str) -> int:
+        c = self.model_codes.get(model)
+        if c is None:
+            c = len(self.model_codes)
+            self.model_codes[model] = c
+        return c
+
+    def codes(self, models: Sequence[str]) -> list[int]:
+        """Codes of models (unknown ones get fresh codes no node has)."""
+        return [self.code(m) for m in models]
+
+    def _fill(self, i: int, ni: NodeInfo) -> None:
+        row = self.left[i]
+        row[:] = 0
+        row[: self.count[i]] = MILLI
+        shapes = self.shapes[i]
+        shapes[:] = 0
+        for p in ni.pods:
+            req = gpu_request(p)
+            if req.milli <= 0:
+                continue
+            for g in assigned_gpus(p):
+                if 0 <= g < self.count[i]:
+                    row[g] -= req.milli
+            shapes[0 if req.shared else min(req.count, self.width)] += 1
+        self.cpu_left[i] = self.cpu_cap[i] - ni.requested.milli_cpu
+        for cb in self.listeners:
+            cb(i)
+
+    def refresh(self, ni: NodeInfo) -> None:
+        """Rewrite the row of ``ni`` (a snapshot listener)."""
+        i = ni.index
+        if 0 <= i < len(self.node_infos) and self.node_infos[i] is ni:
+            self._fill(i, ni)
