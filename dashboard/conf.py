@@ -109,3 +109,8 @@ def engine_registry() -> Registry:
 def engine_config_kwargs() -> dict[str, Any]:
     """What the engine's ``load_config`` / ``validate_config`` need to know of the plugins."""
     return engine_registry().config_kwargs()
+
+
+def trace_retention_days() -> float:
+    """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
+    return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))
