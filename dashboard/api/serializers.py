@@ -169,8 +169,11 @@ class ApplySerializer(serializers.Serializer):
 
 class ApplicationSerializer(serializers.ModelSerializer):
     applied_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    profile = serializers.CharField(source="version.profile.name", read_only=True)
-    version_number = serializers.IntegerField(source="version.number", read_only=True)
+    # null when the application undid the first one (no profile: the cluster's own config)
+    profile = serializers.CharField(source="version.profile.name", read_only=True, allow_null=True)
+    version_number = serializers.IntegerField(
+        source="version.number", read_only=True, allow_null=True
+    )
     took_effect = serializers.SerializerMethodField()
 
     class Meta:
