@@ -76,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--format", choices=("json", "table"), default="json")
     r.add_argument("--no-timeline", action="store_true", help="leave the per-step timeline out")
+    r.add_argument(
+        "--exact-messages",
+        action="store_true",
+        help="word failures as kube-scheduler does (slower when many pods fail)",
+    )
     r.add_argument("--print-config", action="store_true", help="print the configuration and exit")
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
@@ -162,7 +167,14 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     config = with_typical_pods(config, typical)
     tie = args.tie_break or ("rank" if args.policy else "random")
     options = ReplayOptions(args.mode, args.inflate, args.seed, tie, args.policy)
-    doc = replay(trace, config, options, registry=registry, typical=typical)
+    doc = replay(
+        trace,
+        config,
+        options,
+        registry=registry,
+        typical=typical,
+        exact_messages=args.exact_messages,
+    )
     if args.no_timeline:
         doc.pop("timeline", None)
     if args.format == "table":
