@@ -36,6 +36,7 @@ from .defaults import (
     MergedEntry,
     MergedSet,
     default_args,
+    default_multipoint,
     merge_plugin_set,
 )
 from .fielderr import FieldError, invalid
@@ -70,9 +71,13 @@ def load_config(
     *,
     capabilities: Capabilities | None = None,
     file: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
     args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> SchedulerConfig:
     """The resolved configuration, or :class:`ConfigError` for the first problem.
+
+    ``feature_gates`` (every gate's value, see :mod:`scheduler_engine.features`)
+    decide the default plugins, as kube-scheduler's ``--feature-gates`` does.
 
     ``source`` is a path to a YAML/JSON file, an already parsed document, or
     None for upstream's default configuration (one ``default-scheduler``
@@ -82,7 +87,9 @@ def load_config(
     (``Registry.args_checks()``): plugin name -> check.
     """
     doc, label = _read(source, file)
-    errors, cfg = _run(doc, capabilities, label, stop_early=True, args_checks=args_checks)
+    errors, cfg = _run(
+        doc, capabilities, label, stop_early=True, args_checks=args_checks, gates=feature_gates
+    )
     if errors:
         first = errors[0]
         first.errors = errors  # type: ignore[attr-defined]
@@ -215,6 +222,7 @@ def _run(
     file: str | None,
     *,
     stop_early: bool,
+    gates: Mapping[str, bool] | None = None,
     args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> tuple[list[ConfigError], SchedulerConfig | None]:
     type_errs = _check_type_meta(doc)
@@ -223,7 +231,7 @@ def _run(
     decoded, errs = _decode(doc)
     if errs:
         return [_error(e, file) for e in errs], None
-    defaulted, merged = _apply_defaults(decoded)
+    defaulted, merged = _apply_defaults(decoded, gates)
     errs = validate_document(defaulted)
     if errs:
         return [_error(e, file) for e in errs], None
@@ -247,6 +255,7 @@ def _run(
         pod_initial_backoff_seconds=defaulted["podInitialBackoffSeconds"],
         pod_max_backoff_seconds=defaulted["podMaxBackoffSeconds"],
         source=doc,
+        feature_gates=dict(gates) if gates else {},
     )
     return [], cfg
 
@@ -316,7 +325,7 @@ def _v1_plugin(entry: MergedEntry) -> dict[str, Any]:
 
 
 def _apply_defaults(
-    decoded: Mapping[str, Any],
+    decoded: Mapping[str, Any], gates: Mapping[str, bool] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, MergedSet]]]:
     """The defaulted v1 document, and each profile's merged plugin sets (with origins)."""
     doc = copy.deepcopy(dict(decoded))
@@ -331,7 +340,10 @@ def _apply_defaults(
         v1_plugins: dict[str, Any] = {}
         for point in PLUGIN_SET_FIELDS:
             defaults = (
-                tuple(MergedEntry(n, w, None) for n, w in DEFAULT_MULTIPOINT)
+                tuple(
+                    MergedEntry(n, w, None)
+                    for n, w in (default_multipoint(gates) if gates else DEFAULT_MULTIPOINT)
+                )
                 if point == "multiPoint"
                 else ()
             )

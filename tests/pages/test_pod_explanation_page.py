@@ -48,3 +48,13 @@ def test_operators_start_a_dry_run_of_just_this_pod(
 
 def test_unknown_pod_is_404(demo, viewer):
     assert viewer.get("/clusters/demo/pods/x/y/").status_code == 404
+
+
+def test_a_bad_profile_version_is_a_form_error_not_a_500(demo, operator):
+    url = "/clusters/demo/pods/ml-training/bad-request-16gpu/"
+    for raw in ("abc", "18446744073709551617", "-1", "999999"):
+        response = operator.post(url + "dry-run/", {"profile_version": raw}, follow=True)
+        assert response.status_code == 200, raw
+        page = response.content.decode()
+        assert "Could not start the dry-run: profile_version" in page, raw
+    assert not DryRun.objects.exists()

@@ -201,14 +201,24 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
         messages.error(request, "Starting a dry-run needs the operator role.")
         return redirect(back)
     version = None
-    if request.POST.get("profile_version"):
-        version = get_object_or_404(ProfileVersion, pk=request.POST["profile_version"])
+    raw = request.POST.get("profile_version", "").strip()
+    if raw:
+        version = ProfileVersion.objects.filter(pk=int(raw)).first() if _is_id(raw) else None
+        if version is None:
+            messages.error(
+                request, f"Could not start the dry-run: profile_version: no version {raw!r}"
+            )
+            return redirect(back)
     try:
         run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)
     return redirect("pages:dryrun-detail", pk=run.pk)
+
+
+def _is_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63
 
 
 def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
