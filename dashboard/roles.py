@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,6 +22,7 @@ __all__ = [
     "ROLES",
     "VIEWER",
     "ensure_demo_users",
+    "grant_admin_permissions",
     "has_role",
     "role_name",
     "role_of",
@@ -55,6 +56,31 @@ def role_name(user: AbstractBaseUser | AnonymousUser | None) -> str:
     return _NAMES[role_of(user)]
 
 
+# What the admin role may do in Django admin (/admin/): see every mirrored and
+# dry-run model, and manage where applying a profile writes its ConfigMap.
+# Applications are history: written by the apply service only, never by hand.
+ADMIN_VIEWS = ("dashboard", "dryruns")  # app labels: dashboard.cluster is "dashboard"
+ADMIN_CHANGES = {
+    "dryruns": ("add_applytarget", "change_applytarget", "delete_applytarget"),
+    "dashboard": ("change_cluster",),
+}
+
+
+def grant_admin_permissions() -> int:
+    """Give the ``admin`` group its model permissions (idempotent); returns how many it has."""
+    group, _ = Group.objects.get_or_create(name=ADMIN)
+    views = Permission.objects.filter(
+        content_type__app_label__in=ADMIN_VIEWS, codename__startswith="view_"
+    )
+    changes = [
+        p
+        for app, codenames in ADMIN_CHANGES.items()
+        for p in Permission.objects.filter(content_type__app_label=app, codename__in=codenames)
+    ]
+    group.permissions.add(*views, *changes)
+    return group.permissions.count()
+
+
 @transaction.atomic
 def ensure_demo_users(password: str) -> list[str]:
     """Create (or reset the password of) users ``viewer``, ``operator`` and ``admin``,
@@ -69,4 +95,5 @@ def ensure_demo_users(password: str) -> list[str]:
         user.save()
         user.groups.set([group])
         names.append(role)
+    grant_admin_permissions()
     return names

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
+from .features import parse_feature_gates
 from .framework.registry import Registry
 from .plugin_loader import build_registry
 from .plugins.gpupolicies import POLICIES
@@ -46,6 +47,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
     s.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="A=true,B=false",
+        help="feature gates, as kube-scheduler takes them (e.g. GenericWorkload=true,"
+        "GangScheduling=true for the native workload API)",
+    )
+    s.add_argument(
         "--hardware-view",
         action="store_true",
         help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
@@ -68,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--format", choices=("json", "table"), default="json")
     r.add_argument("--no-timeline", action="store_true", help="leave the per-step timeline out")
+    r.add_argument(
+        "--exact-messages",
+        action="store_true",
+        help="word failures as kube-scheduler does (slower when many pods fail)",
+    )
     r.add_argument("--print-config", action="store_true", help="print the configuration and exit")
     v = sub.add_parser("validate-config", help="check a KubeSchedulerConfiguration")
     v.add_argument("file")
@@ -94,14 +107,20 @@ def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
+    gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
     registry = _registry(args)
     cluster = load_cluster(args.snapshot)
-    config = load_config(args.config, **registry.config_kwargs()) if args.config else None
+    config = (
+        load_config(args.config, feature_gates=gates, **registry.config_kwargs())
+        if args.config
+        else None
+    )
     kwargs = {
         "seed": args.seed,
         "explain": args.explain,
         "registry": registry,
         "controllers": args.controllers,
+        "feature_gates": gates,
     }
     if args.hardware_view:
         from .hardware_view import simulate_hardware_view
@@ -148,7 +167,14 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     config = with_typical_pods(config, typical)
     tie = args.tie_break or ("rank" if args.policy else "random")
     options = ReplayOptions(args.mode, args.inflate, args.seed, tie, args.policy)
-    doc = replay(trace, config, options, registry=registry, typical=typical)
+    doc = replay(
+        trace,
+        config,
+        options,
+        registry=registry,
+        typical=typical,
+        exact_messages=args.exact_messages,
+    )
     if args.no_timeline:
         doc.pop("timeline", None)
     if args.format == "table":

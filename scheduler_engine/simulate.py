@@ -18,19 +18,26 @@ from enum import StrEnum
 from typing import Any
 
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
 from .framework.handle import FrameworkHandle, SimulationContext
 from .framework.interfaces import QueuedPodInfo
+from .framework.placement import PodGroupInfo
+from .framework.pod_group_state import PodGroupStates
 from .framework.recorder import Recorder
 from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
+from .framework.status import Code
+from .gang_diagnosis import GangView, count_reasons, describe_domains
 from .objects import Pod
+from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
+from .plugins import coscheduling as cosched
 from .scheduler import events as ev
 from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
+from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 
 __all__ = [
     "MAX_ROUNDS",
@@ -94,6 +101,9 @@ REQUEUE_EVENTS: dict[str, frozenset[str]] = {
     "DefaultPreemption": frozenset(),
     # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
     "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
+    # Pod Add (and PodGroup Add/Update)
+    "Coscheduling": frozenset((POD_ADD,)),
+    "GangScheduling": frozenset((POD_ADD,)),
 }
 
 
@@ -148,6 +158,8 @@ class PodResult:
     events: list[ev.Event] = field(default_factory=list)
     # Skipped by a PreEnqueue plugin: which one and why (upstream logs it, the pod shows none)
     pre_enqueue: dict[str, str] | None = None
+    # a member of a pod group: the gang's diagnosis (see scheduler_engine.gang_diagnosis)
+    gang: dict[str, Any] | None = None
     # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
     plugin_results: dict[str, Any] = field(default_factory=dict)
 
@@ -165,6 +177,8 @@ class PodResult:
             d["allocations"] = list(self.allocations)
         if self.pre_enqueue is not None:
             d["preEnqueue"] = dict(self.pre_enqueue)
+        if self.gang is not None:
+            d["gang"] = dict(self.gang)
         if self.plugin_results:
             d["pluginResults"] = dict(self.plugin_results)
         if explain:
@@ -256,13 +270,16 @@ def simulate(
     max_rounds: int = MAX_ROUNDS,
     snapshot: Snapshot | None = None,
     controllers: bool = False,
+    feature_gates: Mapping[str, bool] | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
 
     ``controllers`` first does what kube-controller-manager would for the
     pending pods (claims from templates, Immediate PVCs bound; see
     :mod:`scheduler_engine.controllers`) and reports it as the summary's
-    ``controllers``.
+    ``controllers``.  ``feature_gates`` (gate → value) are used when
+    ``config`` is None; a configuration carries its own
+    (``load_config(..., feature_gates=...)``).
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
@@ -277,7 +294,7 @@ def simulate(
     registry = registry or default_registry()
     if config is None:
         caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-        config = load_config(None, capabilities=caps)
+        config = load_config(None, capabilities=caps, feature_gates=feature_gates)
     emulated = None
     if controllers:
         cluster, emulated = emulate_controllers(cluster)
@@ -348,8 +365,30 @@ class _Run:
         # cluster events in the order they happened (POD_ADD / POD_DELETE)
         self.cluster_events: list[str] = []
         ctx.on_evict.append(lambda _ev: self.cluster_events.append(POD_DELETE))
+        for fwk in self.frameworks.values():
+            cosched = fwk.plugins.get("Coscheduling")
+            if cosched is not None:
+                ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
         self.waiting: list[tuple[_PodState, Attempt]] = []
         self.rounds = 0
+        # the native workload API (GenericWorkload): pod-group cycles
+        self.gates = {**FEATURE_GATES, **config.feature_gates}
+        ctx.feature_gates = dict(self.gates)
+        self.group_sched: PodGroupScheduler | None = None
+        # pod key → order of its first attempt (pods of a group go by it)
+        self.first_attempt: dict[str, int] = {}
+        # pod group key → its last cycle's outcome and members
+        self.gang_outcomes: dict[str, tuple[GroupOutcome, list[Pod]]] = {}
+        if self.gates["GenericWorkload"]:
+            ctx.native_pod_groups = index_native_pod_groups(
+                work.of_kind("PodGroup"), source=work.source
+            )
+            ctx.pod_groups.add_pods(
+                p for p in work.pods if p.node_name or p.scheduler_name in self.frameworks
+            )
+            self.group_sched = PodGroupScheduler(
+                self.sched, placements=self.gates["TopologyAwareWorkloadScheduling"]
+            )
 
     # -- step 1: which pending pods enter the queue ------------------------------------
     def admit_pending_pods(self) -> None:
@@ -420,11 +459,21 @@ class _Run:
             q = ActiveQueue(self.less)
             for st in to_try:
                 q.push(st.qpi, st.seq)
+            popped_with_group: set[str] = set()
             while q:
                 qpi, _ = q.pop()
-                self._attempt(self.states[qpi.pod.key])
+                if qpi.pod.key in popped_with_group:
+                    continue
+                st = self.states[qpi.pod.key]
+                members = self._pod_group_members(st)
+                if members is None:
+                    self._attempt(st)
+                    done += 1
+                else:
+                    popped_with_group.update(m.qpi.pod.key for m in members)
+                    self._attempt_pod_group(members)
+                    done += len(members)
                 self.ctx.clock += CYCLE_SECONDS
-                done += 1
                 if progress is not None:
                     progress(done, total)
             # this round's victims are gone before the next one: upstream deletes them
@@ -458,6 +507,79 @@ class _Run:
                 self.ctx.nominate(pod, att.nominated_node)
                 st.nominated = att.nominated_node or None
             st.last_event = mark
+        if self.waiting:
+            self._settle_waiting()
+
+    def _pod_group_members(self, st: _PodState) -> list[_PodState] | None:
+        """The members a pod-group cycle takes with ``st`` (None: ``st`` is scheduled alone).
+
+        Upstream pops every unscheduled member still in the queue with it
+        (``PopSpecificPod`` activates the unschedulable ones) and orders them
+        by priority, then by their first attempt.
+        """
+        if self.group_sched is None:
+            return None
+        pod = st.qpi.pod
+        key = PodGroupStates.key_of(pod)
+        if key is None:
+            return None
+        gs = self.ctx.pod_groups.get(key)
+        others: list[_PodState] = []
+        for p in gs.unscheduled_pods() if gs is not None else ():
+            ost = self.states.get(p.key)
+            if ost is None or ost is st:
+                continue
+            if ost.attempt is not None and ost.attempt.status in (
+                AttemptStatus.SCHEDULED,
+                AttemptStatus.WAITING,
+            ):
+                continue
+            others.append(ost)
+        others.sort(key=lambda o: _QueueKey(o.qpi, o.seq, self.less))
+        members = [st, *others]
+        for m in members:
+            self.first_attempt.setdefault(m.qpi.pod.key, len(self.first_attempt))
+        members.sort(key=lambda m: (-m.qpi.pod.priority, self.first_attempt[m.qpi.pod.key]))
+        return members
+
+    def _attempt_pod_group(self, members: list[_PodState]) -> None:
+        """One pod-group cycle (``scheduler.schedule_one_podgroup``) and its members' results."""
+        assert self.group_sched is not None
+        pods = [m.qpi.pod for m in members]
+        for m in members:
+            m.attempts += 1
+            m.qpi.attempts += 1
+            if self.recorder is not None:
+                self.recorder.reset_pod(m.qpi.pod.key)
+        mark = len(self.cluster_events)
+        n_evictions = len(self.ctx.evictions)
+        first = pods[0]
+        key = PodGroupStates.key_of(first)
+        assert key is not None
+        ns, _, name = key.partition("/")
+        fwk = members[0].fwk
+        atts, outcome = self.group_sched.schedule_pod_group(fwk, PodGroupInfo(ns, name), pods)
+        self.gang_outcomes[key] = (outcome, pods)
+        for m, att in zip(members, atts, strict=True):
+            self._finished(m, att)
+            if att.status == AttemptStatus.WAITING:
+                self.waiting.append((m, att))
+            elif att.status != AttemptStatus.SCHEDULED:
+                if att.nominated_node is not None:
+                    self.ctx.nominate(m.qpi.pod, att.nominated_node)
+                    m.nominated = att.nominated_node or None
+                m.last_event = mark
+        for e in self.ctx.evictions[n_evictions:]:
+            pst = self.states.get(e.by)
+            if pst is None:
+                continue
+            pst.victims.append(e.victim.key)
+            if not e.victim.terminating:
+                event = ev.preempted(pst.qpi.pod, e.node)
+                vst = self.states.get(e.victim.key)
+                if vst is not None:
+                    vst.events.append(event)
+                self.stream.append({"pod": e.victim.key, **event})
         if self.waiting:
             self._settle_waiting()
 
@@ -538,7 +660,134 @@ class _Run:
             for p in self.pending
             if p.key in self.results and p.key not in self.states
         ]
-        return SimulationResult(ordered, self._summary(ordered, elapsed), self.explain, self.stream)
+        summary = self._summary(ordered, elapsed)
+        gangs = self._gang_views()
+        if gangs:
+            summary["gangs"] = gangs
+        return SimulationResult(ordered, summary, self.explain, self.stream)
+
+    def _gang_views(self) -> list[dict[str, Any]]:
+        """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
+        return self._native_gang_views() + self._coscheduling_gang_views()
+
+    def _coscheduling_gang_views(self) -> list[dict[str, Any]]:
+        """scheduler-plugins' PodGroups (label ``scheduling.x-k8s.io/pod-group``)."""
+        out: list[dict[str, Any]] = []
+        by_group: dict[str, list[Pod]] = {}
+        plugins: dict[str, Any] = {}
+        for p in self.pending:
+            fwk = self.frameworks.get(p.scheduler_name)
+            pl = fwk.plugins.get("Coscheduling") if fwk is not None else None
+            full = cosched.group_full_name(p) if pl is not None else ""
+            if full and p.key in self.results:
+                by_group.setdefault(full, []).append(p)
+                plugins[full] = pl
+        for full, pods in by_group.items():
+            pl = plugins[full]
+            pg = pl.groups().get(full)
+            view = GangView(
+                full,
+                cosched.API_VERSION,
+                pg.min_member if pg is not None else None,
+                [p.key for p in pods],
+            )
+            results = [self.results[p.key] for p in pods]
+            view.scheduled = sum(1 for r in results if r.status == PodStatus.SCHEDULED)
+            atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
+            released = sum(1 for a in atts if a is not None and a.forgotten)
+            view.placed = view.scheduled + released
+            running = (
+                sum(
+                    1
+                    for q in self.ctx.cluster.pods
+                    if q.node_name and cosched.group_full_name(q) == full
+                )
+                - view.scheduled
+            )
+            siblings = sum(1 for q in self.ctx.cluster.pods if cosched.group_full_name(q) == full)
+            if pg is None:
+                view.status = "PodGroupMissing"
+            elif siblings < pg.min_member:
+                view.status = "QuorumNotReached"
+                view.quorum_missing = pg.min_member - siblings
+            elif view.scheduled and view.scheduled + running >= pg.min_member:
+                view.status = "Scheduled"
+            else:
+                view.status = "Unschedulable"
+            view.reasons = count_reasons(
+                (a.fit_error, a.message)
+                for a in atts
+                if a is not None and not a.forgotten and a.status == AttemptStatus.UNSCHEDULABLE
+            )
+            view.domain_key, view.domains = describe_domains(
+                (r.node for r in results if r.node), self.snapshot, None
+            )
+            view.released = count_reasons(
+                (a.fit_error, a.message) for a in atts if a is not None and a.forgotten
+            )
+            d = view.to_dict()
+            for p in pods:
+                self.results[p.key].gang = d
+            out.append(d)
+        return out
+
+    def _native_gang_views(self) -> list[dict[str, Any]]:
+        if self.group_sched is None:
+            return []
+        by_group: dict[str, list[Pod]] = {}
+        for p in self.pending:
+            k = PodGroupStates.key_of(p)
+            if k is not None and p.key in self.results:
+                by_group.setdefault(k, []).append(p)
+        out: list[dict[str, Any]] = []
+        for k, pods in by_group.items():
+            pg = self.ctx.native_pod_groups.get(k)
+            view = GangView(
+                k,
+                NATIVE_API_VERSION,
+                pg.min_count if pg is not None else None,
+                [p.key for p in pods],
+            )
+            gs = self.ctx.pod_groups.get(k)
+            found = self.gang_outcomes.get(k)
+            view.scheduled = sum(
+                1 for p in pods if self.results[p.key].status == PodStatus.SCHEDULED
+            )
+            if found is not None:
+                outcome, _ = found
+                fitting = [m for m in outcome.members if m.assumed]
+                view.placed = len(fitting)
+                if outcome.success:
+                    view.status = "Scheduled"
+                elif outcome.waiting_on_preemption:
+                    view.status = "WaitingForPreemption"
+                elif outcome.status is not None and outcome.status.code == Code.ERROR:
+                    view.status = "Error"
+                else:
+                    view.status = "Unschedulable"
+                view.message = outcome.status.message() if outcome.status is not None else ""
+                view.reasons = count_reasons(
+                    (m.attempt.fit_error, m.attempt.message)
+                    for m in outcome.members
+                    if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
+                )
+                view.domain_key, view.domains = describe_domains(
+                    (m.host for m in fitting if m.host),
+                    self.snapshot,
+                    pg.topology_key if pg is not None else None,
+                )
+                view.placements = outcome.placements
+                view.placement = outcome.placement
+            elif pg is None:
+                view.status = "PodGroupMissing"
+            elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:
+                view.status = "QuorumNotReached"
+                view.quorum_missing = pg.min_count - gs.all_pods_count()
+            d = view.to_dict()
+            for p in pods:
+                self.results[p.key].gang = d
+            out.append(d)
+        return out
 
     def _summary(self, ordered: list[PodResult], elapsed: float) -> dict[str, Any]:
         counts = {str(s): 0 for s in PodStatus}

@@ -10,6 +10,22 @@ from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersio
 MAX_SEED = 2**62
 
 
+class StrictCharField(serializers.CharField):
+    """Text only: a number or a boolean is refused (DRF's CharField would turn it into text)."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictSlugField(serializers.SlugField):
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ClusterSerializer(serializers.ModelSerializer):
     class Meta:
         model = Cluster
@@ -109,21 +125,21 @@ class ProfileSerializer(serializers.ModelSerializer):
 
 
 class ProfileCreateSerializer(serializers.Serializer):
-    name = serializers.SlugField(max_length=100)
+    name = StrictSlugField(max_length=100)
     cluster = serializers.PrimaryKeyRelatedField(
         queryset=Cluster.objects.all(), required=False, allow_null=True
     )
-    document = serializers.CharField(trim_whitespace=False)
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    document = StrictCharField(trim_whitespace=False)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
 
 class VersionCreateSerializer(serializers.Serializer):
-    document = serializers.CharField(trim_whitespace=False)
-    message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    document = StrictCharField(trim_whitespace=False)
+    message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
 
 class ValidateSerializer(serializers.Serializer):
-    document = serializers.CharField(trim_whitespace=False)
+    document = StrictCharField(trim_whitespace=False)
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -153,8 +169,11 @@ class ApplySerializer(serializers.Serializer):
 
 class ApplicationSerializer(serializers.ModelSerializer):
     applied_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    profile = serializers.CharField(source="version.profile.name", read_only=True)
-    version_number = serializers.IntegerField(source="version.number", read_only=True)
+    # null when the application undid the first one (no profile: the cluster's own config)
+    profile = serializers.CharField(source="version.profile.name", read_only=True, allow_null=True)
+    version_number = serializers.IntegerField(
+        source="version.number", read_only=True, allow_null=True
+    )
     took_effect = serializers.SerializerMethodField()
 
     class Meta:
@@ -188,7 +207,7 @@ class DryRunCreateSerializer(serializers.Serializer):
     profile_version = serializers.PrimaryKeyRelatedField(
         queryset=ProfileVersion.objects.all(), required=False, allow_null=True
     )
-    inline_config = serializers.CharField(required=False, allow_blank=True, default="")
+    inline_config = StrictCharField(required=False, allow_blank=True, default="")
     source = serializers.ChoiceField(choices=DryRun.Source.choices, default=DryRun.Source.MIRROR)
     snapshot = serializers.JSONField(
         required=False, allow_null=True, help_text="YAML/JSON text, a kind: List or a list"

@@ -28,29 +28,31 @@ from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
+from .params import (
+    OFFSET_MAX,
+    StrictLimitOffsetPagination,
+    bool_param,
+    id_param,
+    id_schema,
+    int_param,
+    int_schema,
+    parse_int,
+)
 from .permissions import RolePermission
-
-
-def _int_param(
-    request: Request, name: str, default: int | None = None, *, lo: int = 0, hi: int | None = None
-) -> int:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        if default is None:
-            raise ValidationError({name: ["this query parameter is required"]})
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationError({name: ["must be an integer"]}) from None
-    if value < lo or (hi is not None and value > hi):
-        raise ValidationError({name: [f"must be between {lo} and {hi}"]})
-    return value
 
 
 class Base(viewsets.GenericViewSet):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [RolePermission]
+
+    def get_object(self) -> Any:
+        """A 404, not a database error, for ids that are not 64-bit integers."""
+        lookup = self.kwargs.get(self.lookup_url_kwarg or self.lookup_field)
+        try:
+            parse_int(lookup, "id", lo=1)
+        except ValidationError:
+            raise NotFound("No object has this id.") from None
+        return super().get_object()
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, BadInput):
@@ -129,24 +131,25 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.ApplicationSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=StrictLimitOffsetPagination)
     def applications(self, request: Request, pk: str | None = None) -> Response:
-        apps = selectors.applications(self.get_object()).order_by("-id")[:100]
-        return Response(s.ApplicationSerializer(apps, many=True).data)
+        apps = selectors.applications(self.get_object()).order_by("-id")
+        page = self.paginate_queryset(apps)
+        return self.get_paginated_response(s.ApplicationSerializer(page, many=True).data)
 
 
 class NodeViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     serializer_class = s.NodeSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("cluster", int)])
+    @extend_schema(parameters=[id_schema("cluster", "only this cluster's nodes")])
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Node]:
         qs = Node.objects.all().order_by("cluster_id", "name")
-        cluster = self.request.query_params.get("cluster")
-        if cluster:
-            qs = qs.filter(cluster_id=_int_param(self.request, "cluster"))
+        cluster = id_param(self.request, "cluster")
+        if cluster is not None:
+            qs = qs.filter(cluster_id=cluster)
         return qs
 
 
@@ -155,7 +158,7 @@ class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("cluster", int),
+            id_schema("cluster", "only this cluster's pods"),
             OpenApiParameter("namespace", str),
             OpenApiParameter("pending", bool),
             OpenApiParameter("reason", str, description="text of the FailedScheduling message"),
@@ -167,11 +170,12 @@ class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     def get_queryset(self) -> QuerySet[Pod]:
         q = self.request.query_params
         qs = Pod.objects.all().order_by("cluster_id", "namespace", "name")
-        if q.get("cluster"):
-            qs = qs.filter(cluster_id=_int_param(self.request, "cluster"))
+        cluster = id_param(self.request, "cluster")
+        if cluster is not None:
+            qs = qs.filter(cluster_id=cluster)
         if q.get("namespace"):
             qs = qs.filter(namespace=q["namespace"])
-        if q.get("pending", "").lower() in ("1", "true", "yes"):
+        if bool_param(self.request, "pending"):
             qs = qs.filter(phase="Pending", node_name="")
         if q.get("reason"):
             events = Event.objects.filter(
@@ -211,8 +215,9 @@ class ProfileViewSet(
     def versions(self, request: Request, pk: str | None = None) -> Response:
         profile = self.get_object()
         if request.method == "GET":
-            qs = selectors.profile_versions().filter(profile=profile)
-            return Response(s.ProfileVersionSerializer(qs, many=True).data)
+            qs = selectors.profile_versions().filter(profile=profile).order_by("number")
+            page = self.paginate_queryset(qs)
+            return self.get_paginated_response(s.ProfileVersionSerializer(page, many=True).data)
         body = s.VersionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         version = profile_services.create_version(
@@ -240,23 +245,26 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
     serializer_class = s.ProfileVersionSerializer
     action_roles = {"apply": ADMIN}
 
-    @extend_schema(parameters=[OpenApiParameter("profile", int)])
+    @extend_schema(parameters=[id_schema("profile", "only this profile's versions")])
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[ProfileVersion]:
         qs = selectors.profile_versions().order_by("profile_id", "number")
-        if self.request.query_params.get("profile"):
-            qs = qs.filter(profile_id=_int_param(self.request, "profile"))
+        profile = id_param(self.request, "profile")
+        if profile is not None:
+            qs = qs.filter(profile_id=profile)
         return qs
 
     @extend_schema(
-        parameters=[OpenApiParameter("other", int, required=True)], responses=s.DiffSerializer
+        parameters=[id_schema("other", "the version to compare with", required=True)],
+        responses=s.DiffSerializer,
     )
     @action(detail=True, methods=["get"])
     def diff(self, request: Request, pk: str | None = None) -> Response:
+        other = int_param(request, "other", lo=1)
         a = self.get_object()
-        b = get_object_or_404(ProfileVersion, pk=_int_param(request, "other", hi=2**62))
+        b = get_object_or_404(ProfileVersion, pk=other)
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
     @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
@@ -306,14 +314,14 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("offset", int), OpenApiParameter("limit", int)],
+        parameters=[int_schema("offset", 0, OFFSET_MAX), int_schema("limit", 1, 1000)],
         responses=s.ResultPageSerializer,
     )
     @action(detail=True, methods=["get"])
     def results(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
-        offset = _int_param(request, "offset", 0, hi=2**31)
-        limit = _int_param(request, "limit", 100, lo=1, hi=1000)
+        offset = int_param(request, "offset", 0, hi=OFFSET_MAX)
+        limit = int_param(request, "limit", 100, lo=1, hi=1000)
         rows = read_results(run, offset, limit)
         return Response(
             {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
@@ -326,12 +334,14 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("other", int, required=True)], responses=s.CompareSerializer
+        parameters=[id_schema("other", "the dry-run to compare with", required=True)],
+        responses=s.CompareSerializer,
     )
     @action(detail=True, methods=["get"])
     def compare(self, request: Request, pk: str | None = None) -> Response:
+        other = int_param(request, "other", lo=1)
         a = self.get_object()
-        b = get_object_or_404(self.get_queryset(), pk=_int_param(request, "other", hi=2**62))
+        b = get_object_or_404(self.get_queryset(), pk=other)
         return Response(dryrun_services.compare_dry_runs(a, b))
 
 

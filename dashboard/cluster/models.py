@@ -132,6 +132,41 @@ class Pod(KubeObject):
         indexes = [models.Index(fields=["cluster", "node_name"], name="pod_cluster_node")]
 
 
+class PodHistory(models.Model):
+    """What a trace replay needs of every pod the mirror saw, kept after the pod is gone.
+
+    ``obj`` is the pod as last seen, without its node and status (a pending pod
+    to schedule again); the times are when it was created, first seen bound to
+    a node, and deleted.  Rows deleted longer ago than
+    ``SCHEDLAB_TRACE_RETENTION_DAYS`` are dropped; ``export_trace`` writes them
+    as a Schedlab trace (``docs/replay.md``).
+    """
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="+")
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    # the pod's uid (namespace/name when it has none): a name reused later is another pod
+    uid = models.CharField(max_length=300)
+    obj = ObjectField()
+    node_name = models.CharField(max_length=253, blank=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+    bound_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    first_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["created_at", "namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "uid"], name="pod_history_unique")
+        ]
+        indexes = [
+            models.Index(fields=["cluster", "namespace", "name"], name="pod_history_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
 class PriorityClass(KubeObject):
     value = models.IntegerField(default=0)
     global_default = models.BooleanField(default=False)

@@ -212,7 +212,10 @@ class Application(models.Model):
     INACTIVE = (ConfigMapStatus.WRITING, ConfigMapStatus.FAILED)
 
     cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="applications")
-    version = models.ForeignKey(ProfileVersion, on_delete=models.PROTECT, related_name="+")
+    # None: the application undid the first apply, back to the cluster's own scheduler config
+    version = models.ForeignKey(
+        ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     applied_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -235,4 +238,5 @@ class Application(models.Model):
         ordering = ["-applied_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.cluster} ← {self.version}"
+        now = self.version if self.version is not None else "no profile (its own config)"
+        return f"{self.cluster} ← {now}"

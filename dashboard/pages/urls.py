@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import clusters, dryruns, gpus, profiles
+from .views import applications, clusters, dryruns, gpus, profiles
 
 app_name = "pages"
 
@@ -23,6 +23,8 @@ cluster_pages = [
     path("nodes/", clusters.nodes, name="nodes"),
     path("nodes/rows/", clusters.nodes_rows, name="nodes-rows"),
     path("gpu-topology.json", clusters.gpu_topology_json, name="gpu-topology"),
+    path("applications/", applications.application_history, name="applications"),
+    path("applications/rollback/", applications.rollback, name="rollback"),
     path("gpus/", gpus.gpu_fleet, name="gpu-fleet"),
     path("gpus/body/", gpus.gpu_fleet_body, name="gpu-fleet-body"),
     path("gpus/inconsistencies/", gpus.gpu_inconsistencies, name="gpu-inconsistencies"),
@@ -39,6 +41,7 @@ dry_run_pages = [
     path("", dryruns.dryrun_detail, name="dryrun-detail"),
     path("compare-with-active/", dryruns.compare_with_active, name="dryrun-compare-active"),
     path("compare/<int:other>/", dryruns.dryrun_compare, name="dryrun-compare"),
+    path("cancel/", dryruns.cancel, name="dryrun-cancel"),
 ]
 
 urlpatterns = [

@@ -113,10 +113,10 @@ STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", plotly_package_data())]
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dashboard.api.schema.SchedlabAutoSchema",
     # JSON only, read up to each endpoint's size cap, nesting limited (dashboard/api/parsers.py)
     "DEFAULT_PARSER_CLASSES": ["dashboard.api.parsers.LimitedJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "dashboard.api.params.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -26,6 +26,7 @@ __all__ = [
     "MergedEntry",
     "MergedSet",
     "default_args",
+    "default_multipoint",
     "effective_default_constraints",
     "merge_plugin_set",
 ]
@@ -38,8 +39,10 @@ KIND = "KubeSchedulerConfiguration"
 FEATURE_GATES: Mapping[str, bool] = {
     "NodeDeclaredFeatures": True,  # beta in 1.36
     "DynamicResourceAllocation": True,  # GA, locked
-    "GangScheduling": False,  # alpha
-    "TopologyAwareWorkloadScheduling": False,  # alpha
+    "GenericWorkload": False,  # alpha (scheduling.k8s.io/v1alpha2, pod-group cycle)
+    "GangScheduling": False,  # alpha, needs GenericWorkload
+    "TopologyAwareWorkloadScheduling": False,  # alpha, needs GenericWorkload
+    "WorkloadAwarePreemption": False,  # alpha, needs GangScheduling
     "StorageCapacityScoring": False,  # alpha
     "DRASchedulerFilterTimeout": True,  # beta
     "DRADeviceBindingConditions": True,  # beta in 1.36
@@ -50,7 +53,11 @@ FEATURE_GATES: Mapping[str, bool] = {
 PLACEMENT_EXTENSION_POINTS: tuple[str, ...] = ("placementGenerate", "placementScore")
 
 
-def _default_multipoint() -> tuple[tuple[str, int | None], ...]:
+def default_multipoint(
+    gates: Mapping[str, bool] | None = None,
+) -> tuple[tuple[str, int | None], ...]:
+    """The default profile's multiPoint plugins under ``gates`` (default: v1.36's defaults)."""
+    g = {**FEATURE_GATES, **(gates or {})}
     base: list[tuple[str, int | None]] = [
         ("SchedulingGates", None),
         ("PrioritySort", None),
@@ -72,22 +79,22 @@ def _default_multipoint() -> tuple[tuple[str, int | None], ...]:
         ("DefaultBinder", None),
     ]
     # applyFeatureGates, in upstream's order
-    if FEATURE_GATES["NodeDeclaredFeatures"]:
+    if g["NodeDeclaredFeatures"]:
         base.append(("NodeDeclaredFeatures", None))
-    if FEATURE_GATES["DynamicResourceAllocation"]:
+    if g["DynamicResourceAllocation"]:
         # before DefaultPreemption: free an idle claim before evicting a pod
         at = [n for n, _ in base].index("DefaultPreemption")
         base.insert(at, ("DynamicResources", 2))
-    if FEATURE_GATES["GangScheduling"]:
+    if g["GangScheduling"]:
         base.append(("GangScheduling", None))
-    if FEATURE_GATES["TopologyAwareWorkloadScheduling"]:
+    if g["TopologyAwareWorkloadScheduling"]:
         base.append(("TopologyPlacementGenerator", None))
         base.append(("PodGroupPodsCount", 1))
     return tuple(base)
 
 
 # The default profile's multiPoint list: (plugin name, weight or None when unset).
-DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = _default_multipoint()
+DEFAULT_MULTIPOINT: tuple[tuple[str, int | None], ...] = default_multipoint()
 
 
 def _caps(*points: str) -> frozenset[str]:

@@ -36,6 +36,7 @@ from .defaults import (
     MergedEntry,
     MergedSet,
     default_args,
+    default_multipoint,
     merge_plugin_set,
 )
 from .fielderr import FieldError, invalid
@@ -70,9 +71,13 @@ def load_config(
     *,
     capabilities: Capabilities | None = None,
     file: str | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
     args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> SchedulerConfig:
     """The resolved configuration, or :class:`ConfigError` for the first problem.
+
+    ``feature_gates`` (every gate's value, see :mod:`scheduler_engine.features`)
+    decide the default plugins, as kube-scheduler's ``--feature-gates`` does.
 
     ``source`` is a path to a YAML/JSON file, an already parsed document, or
     None for upstream's default configuration (one ``default-scheduler``
@@ -82,7 +87,9 @@ def load_config(
     (``Registry.args_checks()``): plugin name -> check.
     """
     doc, label = _read(source, file)
-    errors, cfg = _run(doc, capabilities, label, stop_early=True, args_checks=args_checks)
+    errors, cfg = _run(
+        doc, capabilities, label, stop_early=True, args_checks=args_checks, gates=feature_gates
+    )
     if errors:
         first = errors[0]
         first.errors = errors  # type: ignore[attr-defined]
@@ -215,6 +222,7 @@ def _run(
     file: str | None,
     *,
     stop_early: bool,
+    gates: Mapping[str, bool] | None = None,
     args_checks: Mapping[str, ArgsCheck] | None = None,
 ) -> tuple[list[ConfigError], SchedulerConfig | None]:
     type_errs = _check_type_meta(doc)
@@ -223,7 +231,7 @@ def _run(
     decoded, errs = _decode(doc)
     if errs:
         return [_error(e, file) for e in errs], None
-    defaulted, merged = _apply_defaults(decoded)
+    defaulted, merged = _apply_defaults(decoded, gates)
     errs = validate_document(defaulted)
     if errs:
         return [_error(e, file) for e in errs], None
@@ -247,6 +255,7 @@ def _run(
         pod_initial_backoff_seconds=defaulted["podInitialBackoffSeconds"],
         pod_max_backoff_seconds=defaulted["podMaxBackoffSeconds"],
         source=doc,
+        feature_gates=dict(gates) if gates else {},
     )
     return [], cfg
 
@@ -316,7 +325,7 @@ def _v1_plugin(entry: MergedEntry) -> dict[str, Any]:
 
 
 def _apply_defaults(
-    decoded: Mapping[str, Any],
+    decoded: Mapping[str, Any], gates: Mapping[str, bool] | None = None
 ) -> tuple[dict[str, Any], list[dict[str, MergedSet]]]:
     """The defaulted v1 document, and each profile's merged plugin sets (with origins)."""
     doc = copy.deepcopy(dict(decoded))
@@ -331,7 +340,10 @@ def _apply_defaults(
         v1_plugins: dict[str, Any] = {}
         for point in PLUGIN_SET_FIELDS:
             defaults = (
-                tuple(MergedEntry(n, w, None) for n, w in DEFAULT_MULTIPOINT)
+                tuple(
+                    MergedEntry(n, w, None)
+                    for n, w in (default_multipoint(gates) if gates else DEFAULT_MULTIPOINT)
+                )
                 if point == "multiPoint"
                 else ()
             )
@@ -400,7 +412,53 @@ def _build_profile(
     name = prof["schedulerName"]
     needed = {e.name for ms in merged.values() for e in ms.enabled}
 
-    # plugin constructors validate their own args
+    plugin_args = _plugin_args(path, prof, needed, caps, args_checks)
+    if isinstance(plugin_args, FieldError):
+        return plugin_args
+    lists = _point_lists(path, merged, caps)
+    if isinstance(lists, FieldError):
+        return lists
+    if len(lists["queueSort"]) != 1:
+        return FieldError(
+            f"{path}.plugins.queueSort",
+            f'only one queue sort plugin required for profile with scheduler name "{name}",'
+            f" but got {len(lists['queueSort'])}",
+        )
+    if not lists["bind"]:
+        return FieldError(
+            f"{path}.plugins.bind",
+            f'at least one bind plugin is needed for profile with scheduler name "{name}"',
+        )
+    if len(lists["placementGenerate"]) > 1:
+        return FieldError(
+            f"{path}.plugins.placementGenerate",
+            f'at most one placement generate plugin is allowed for profile with scheduler name "{name}"',
+        )
+
+    weights = _score_weights(path, merged, caps)
+    if isinstance(weights, FieldError):
+        return weights
+    plugins: dict[str, tuple[PluginRef, ...]] = {}
+    for point in FRAMEWORK_POINT_ORDER:
+        w_by_name = weights.get(point, {})
+        plugins[point] = tuple(PluginRef(n, w_by_name.get(n, 0)) for n in lists[point])
+    ordered = {p: plugins[p] for p in (*EXTENSION_POINTS, "placementGenerate", "placementScore")}
+    return ProfileConfig(
+        scheduler_name=name,
+        plugins=ordered,
+        plugin_args=plugin_args,
+        percentage_of_nodes_to_score=prof.get("percentageOfNodesToScore"),
+    )
+
+
+def _plugin_args(
+    path: str,
+    prof: Mapping[str, Any],
+    needed: set[str],
+    caps: Capabilities,
+    args_checks: Mapping[str, ArgsCheck],
+) -> dict[str, Any] | FieldError:
+    """The args of the profile's plugins, each checked as its constructor would."""
     plugin_args: dict[str, Any] = {}
     for j, pc in enumerate(prof.get("pluginConfig", ())):
         pname = pc.get("name", "")
@@ -419,6 +477,14 @@ def _build_profile(
         if errs:
             return errs[0]
         plugin_args[pname] = args if args is not None else {}
+
+    return plugin_args
+
+
+def _point_lists(
+    path: str, merged: Mapping[str, MergedSet], caps: Capabilities
+) -> dict[str, list[str]] | FieldError:
+    """Plugin names per extension point, multiPoint expanded as upstream's ``NewFramework``."""
 
     def where(entry: MergedEntry, point: str) -> str:
         return entry.origin or f"{path}.plugins.{point}"
@@ -469,24 +535,14 @@ def _build_profile(
                 + from_multi
                 + [n for n in explicit if n not in overrides]
             )
+    return lists
 
-    if len(lists["queueSort"]) != 1:
-        return FieldError(
-            f"{path}.plugins.queueSort",
-            f'only one queue sort plugin required for profile with scheduler name "{name}",'
-            f" but got {len(lists['queueSort'])}",
-        )
-    if not lists["bind"]:
-        return FieldError(
-            f"{path}.plugins.bind",
-            f'at least one bind plugin is needed for profile with scheduler name "{name}"',
-        )
-    if len(lists["placementGenerate"]) > 1:
-        return FieldError(
-            f"{path}.plugins.placementGenerate",
-            f'at most one placement generate plugin is allowed for profile with scheduler name "{name}"',
-        )
 
+def _score_weights(
+    path: str, merged: Mapping[str, MergedSet], caps: Capabilities
+) -> dict[str, dict[str, int]] | FieldError:
+    """Score (and placement score) weights by plugin; their total may not overflow."""
+    multi = merged["multiPoint"].enabled
     weights: dict[str, dict[str, int]] = {}
     for point, label in (("score", "score plugins"), ("placementScore", "placement score plugins")):
         w_by_name: dict[str, int] = {}
@@ -503,18 +559,7 @@ def _build_profile(
             total += w * _MAX_SCORE
             w_by_name[e.name] = w
         weights[point] = w_by_name
-
-    plugins: dict[str, tuple[PluginRef, ...]] = {}
-    for point in FRAMEWORK_POINT_ORDER:
-        w_by_name = weights.get(point, {})
-        plugins[point] = tuple(PluginRef(n, w_by_name.get(n, 0)) for n in lists[point])
-    ordered = {p: plugins[p] for p in (*EXTENSION_POINTS, "placementGenerate", "placementScore")}
-    return ProfileConfig(
-        scheduler_name=name,
-        plugins=ordered,
-        plugin_args=plugin_args,
-        percentage_of_nodes_to_score=prof.get("percentageOfNodesToScore"),
-    )
+    return weights
 
 
 # --- writing ------------------------------------------------------------------------

@@ -69,6 +69,8 @@ class SchedulerConfig:
     pod_max_backoff_seconds: int = 10
     # the document as given (after parsing), for display and round-trips
     source: Mapping[str, Any] | None = None
+    # feature gates set for the run (gate → value); gates not named keep v1.36's defaults
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
 
     def profile(self, scheduler_name: str) -> ProfileConfig | None:
         for p in self.profiles:

@@ -17,8 +17,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
+from ..objects.podgroup import NativePodGroup
 from .cycle_state import CycleState
 from .node_info import NodeInfo
+from .pod_group_state import PodGroupStates
 from .snapshot import Snapshot
 from .status import Code, Status
 
@@ -136,6 +138,11 @@ class SimulationContext:
     current_pod: str = ""
     # called when an evicted pod is gone (the queue re-activates pods waiting for room)
     on_evict: list[Callable[[Eviction], None]] = field(default_factory=list)
+    # the native workload API (GenericWorkload gate): PodGroups by "ns/name", member states
+    native_pod_groups: dict[str, NativePodGroup] = field(default_factory=dict)
+    pod_groups: PodGroupStates = field(default_factory=PodGroupStates)
+    # feature gates of the run that plugins read (gate → value; absent: off)
+    feature_gates: dict[str, bool] = field(default_factory=dict)
     # pod key → (the pod as it terminates on its node, its eviction): deleted, not yet gone
     deleting: dict[str, tuple[Pod, Eviction]] = field(default_factory=dict)
 
@@ -186,6 +193,7 @@ class SimulationContext:
             # a pod waiting at Permit is rejected: it leaves the cache at once
             self.snapshot.remove_pod(pod, node)
             self.cluster.pods = [p for p in self.cluster.pods if p.key != pod.key]
+            self.pod_groups.delete(pod)
             for cb in self.on_evict:
                 cb(ev)
             return True
@@ -206,6 +214,7 @@ class SimulationContext:
         self.cluster.pods = [p for p in self.cluster.pods if p.key not in keys]
         for dying, ev in gone:
             self.snapshot.remove_pod(dying, ev.node)
+            self.pod_groups.delete(dying)
             for cb in self.on_evict:
                 cb(ev)
         return len(gone)
@@ -297,6 +306,16 @@ class FrameworkHandle:
     def clear_nominated_node_name(self, pod: Pod) -> None:
         """Lower-priority pods nominated to a preempted node lose their nomination."""
         self.ctx.nominate(pod, "")
+
+    # -- pod groups (the native workload API) ------------------------------------------
+    def native_pod_group(self, namespace: str, name: str) -> NativePodGroup | None:
+        return self.ctx.native_pod_groups.get(f"{namespace}/{name}")
+
+    def pod_group_states(self) -> PodGroupStates:
+        return self.ctx.pod_groups
+
+    def feature_enabled(self, gate: str) -> bool:
+        return self.ctx.feature_gates.get(gate, False)
 
     # -- Permit ------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:

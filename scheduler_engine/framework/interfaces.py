@@ -358,6 +358,9 @@ POINT_METHODS: dict[str, str] = {
     "preBind": "pre_bind",
     "bind": "bind",
     "postBind": "post_bind",
+    # v1.36 alpha (TopologyAwareWorkloadScheduling): pod-group placements
+    "placementGenerate": "generate_placements",
+    "placementScore": "score_placement",
 }
 
 

@@ -39,6 +39,11 @@ IN_TREE_MODULES: dict[str, str] = {
     "NodeVolumeLimits": "nodevolumelimits",
     "VolumeBinding": "volumebinding",
     "VolumeZone": "volumezone",
+    "GangScheduling": "gangscheduling",
+    "TopologyPlacementGenerator": "topologyplacement",
+    "PodGroupPodsCount": "podgrouppodscount",
+    # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
+    "Coscheduling": "coscheduling",
     # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
     "NodeResourceTopologyMatch": "noderesourcetopology",
     # GPU sharing and the FGD paper's policies (docs/replay.md)

@@ -53,6 +53,7 @@ from .outcomes import (
     score_failed,
     wrap,
 )
+from .placement import Placement, PodGroupAssignments, PodGroupInfo
 from .recorder import Recorder, status_value
 from .status import Code, Status
 
@@ -183,6 +184,11 @@ class Framework:
         self.pre_bind_plugins = point("preBind")
         self.bind_plugins = point("bind")
         self.post_bind_plugins = point("postBind")
+        self.placement_generate_plugins = point("placementGenerate")
+        pweights = {ref.name: ref.weight for ref in profile.enabled("placementScore")}
+        self.placement_score_plugins: list[tuple[str, Any, int]] = [
+            (n, p, pweights.get(n) or 1) for n, p in point("placementScore")
+        ]
 
     # -- the hook every plugin call goes through ------------------------------------
     def _call(
@@ -768,6 +774,77 @@ class Framework:
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> None:
         for name, pl in self.post_bind_plugins:
             self._call("postBind", pod, node, name, pl.post_bind, state, pod, node)
+
+    # -- pod-group placements (v1.36 alpha, TopologyAwareWorkloadScheduling) --------------
+    def run_placement_generate_plugins(
+        self, state: CycleState, group: PodGroupInfo, nodes: list[NodeInfo]
+    ) -> tuple[list[Placement] | None, Status | None]:
+        """The first PlacementGenerate plugin's placements (all nodes without one)."""
+        parent = Placement("", nodes)
+        if not self.placement_generate_plugins:
+            return [parent], None
+        name, pl = self.placement_generate_plugins[0]
+        try:
+            placements, s = pl.generate_placements(state, group, parent)
+        except Exception as exc:
+            placements, s = None, plugin_error(exc, name)
+        if s is not None and s.code != Code.SUCCESS:
+            return None, s.with_plugin(name)
+        if not placements:
+            return None, Status(Code.UNSCHEDULABLE, "no feasible placements found", plugin=name)
+        return placements, None
+
+    def run_placement_score_plugins(
+        self, state: CycleState, group: PodGroupInfo, candidates: list[PodGroupAssignments]
+    ) -> tuple[list[tuple[int, dict[str, int]]] | None, Status | None]:
+        """Per candidate: (weighted total, plugin → weighted score), upstream's error wording."""
+        per_plugin: dict[str, list[int]] = {}
+        for name, pl, _ in self.placement_score_plugins:
+            scores: list[int] = []
+            for pga in candidates:
+                try:
+                    v, s = pl.score_placement(state, group, pga)
+                except Exception as exc:
+                    v, s = 0, plugin_error(exc, name)
+                if s is not None and s.code != Code.SUCCESS:
+                    return None, Status(
+                        Code.ERROR,
+                        f'running PlacementScore plugins: plugin "{name}" failed with: {s.message()}',
+                    )
+                scores.append(int(v))
+            per_plugin[name] = scores
+        for name, pl, _ in self.placement_score_plugins:
+            ext = (
+                pl.placement_score_extensions()
+                if hasattr(pl, "placement_score_extensions")
+                else None
+            )
+            if ext is None:
+                continue
+            s = ext.normalize_placement_score(state, group, per_plugin[name])
+            if s is not None and s.code != Code.SUCCESS:
+                return None, Status(
+                    Code.ERROR,
+                    "running NormalizePlacementScore on PlacementScore plugins: "
+                    f'plugin "{name}" failed with: {s.message()}',
+                )
+        out: list[tuple[int, dict[str, int]]] = []
+        for i in range(len(candidates)):
+            total = 0
+            parts: dict[str, int] = {}
+            for name, _, weight in self.placement_score_plugins:
+                v = per_plugin[name][i]
+                if v > MAX_NODE_SCORE or v < 0:
+                    return None, Status(
+                        Code.ERROR,
+                        "applying score defaultWeights on PlacementScore plugins: "
+                        f'plugin "{name}" returns an invalid score {v}, it should in the range '
+                        f"of [0, {MAX_NODE_SCORE}] after normalizing",
+                    )
+                parts[name] = v * weight
+                total += v * weight
+            out.append((total, parts))
+        return out, None
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)

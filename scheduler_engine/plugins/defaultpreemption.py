@@ -22,6 +22,7 @@ from ..framework.interfaces import NodeToStatus, PostFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
+from ..objects.podgroup import pod_group_name
 from ..preemption import Evaluator, PodClock, Victims, go_sort_slice, more_important_pod
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,6 +106,13 @@ def filter_pods_with_pdb_violation(
     return violating, non_violating
 
 
+MSG_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
+MSG_PLACEMENT_LIMITATION = (
+    "preemption: not eligible due to placement-based pod group scheduling limitation"
+)
+MSG_WORKLOAD_AWARE_PREEMPTION = "preemption: not eligible due to workload aware preemption enabled"
+
+
 class DefaultPreemption:
     NAME = NAME
 
@@ -136,6 +144,18 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, filtered: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        group = pod_group_name(pod.raw)
+        handle = self.handle
+        if group is not None and hasattr(handle, "feature_enabled"):
+            if handle.feature_enabled("TopologyAwareWorkloadScheduling"):
+                pg = handle.native_pod_group(pod.namespace, group)
+                if pg is None:
+                    return None, Status(Code.UNSCHEDULABLE, MSG_POD_GROUP_NOT_FOUND)
+                if pg.has_constraints:
+                    # upstream: no pod-level preemption once per topology option
+                    return None, Status(Code.UNSCHEDULABLE, MSG_PLACEMENT_LIMITATION)
+            if handle.feature_enabled("WorkloadAwarePreemption"):
+                return None, Status(Code.UNSCHEDULABLE, MSG_WORKLOAD_AWARE_PREEMPTION)
         result, status = self.evaluator.preempt(state, pod, filtered)
         if status is not None and status.reasons:
             msg = status.message()

@@ -71,6 +71,7 @@ class _Run:
         typical: list[TypicalPod],
         registry: Registry,
         node_rank: np.ndarray | None,
+        exact_messages: bool = False,
     ) -> None:
         cluster = ClusterState(nodes=list(trace.nodes), source=trace.source)
         self.snapshot = Snapshot(cluster.nodes, ())
@@ -81,7 +82,7 @@ class _Run:
         for prof in config.profiles:
             handle = FrameworkHandle(self.ctx)
             fwk = Framework(prof, registry, handle)
-            fwk.exact_diagnosis = False
+            fwk.exact_diagnosis = exact_messages
             handle.framework = fwk
             self.frameworks[prof.scheduler_name] = fwk
         self.sched = Scheduler(
@@ -130,8 +131,14 @@ def replay(
     registry: Registry | None = None,
     typical: list[TypicalPod] | None = None,
     progress: Callable[[int, int], Any] | None = None,
+    exact_messages: bool = False,
 ) -> dict[str, Any]:
-    """Run the trace; the JSON document of ``python -m scheduler_engine replay``."""
+    """Run the trace; the JSON document of ``python -m scheduler_engine replay``.
+
+    ``exact_messages`` words each failure as kube-scheduler does (every filter
+    run again per node when no node fits); by default the vectorised filters'
+    verdicts name the rejecting plugins, which decides the same, faster.
+    """
     if options.mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     if options.tie_break not in TIE_BREAKS:
@@ -151,7 +158,7 @@ def replay(
         rng.shuffle(perm)
         by_name = sorted(range(len(trace.nodes)), key=lambda i: trace.nodes[i].name)
         rank_of = {trace.nodes[i].name: perm[k] for k, i in enumerate(by_name)}
-    run = _Run(trace, config, rng, typical, registry or default_registry(), None)
+    run = _Run(trace, config, rng, typical, registry or default_registry(), None, exact_messages)
     if options.tie_break == "rank":
         rank = np.array([rank_of[ni.name] for ni in run.snapshot.node_info_list], dtype=np.int64)
         run.sched.node_rank = rank

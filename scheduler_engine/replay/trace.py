@@ -312,33 +312,31 @@ def read_jsonl(path: str) -> tuple[list[Node], list[TracePod]]:
 
 def write_jsonl(
     nodes: Iterable[Mapping[str, Any]],
-    pods: Iterable[tuple[Mapping[str, Any], float, float | None]],
+    pods: Iterable[tuple[Any, ...]],
     out: Any,
 ) -> int:
-    """Write a trace: Node objects, then (Pod object, created, deleted or None); lines written."""
+    """Write a trace; returns the lines written.
+
+    ``pods`` are ``(Pod object, created, deleted or None)``, optionally with a
+    fourth item: what was observed of the pod (``{"node": ..., "boundTime": ...}``),
+    written as the record's ``observed`` (replay ignores it).
+    """
     n = 0
     for obj in nodes:
         out.write(json.dumps({"kind": "Node", "object": obj}, sort_keys=True) + "\n")
         n += 1
     events: list[tuple[float, int, str]] = []
-    for i, (obj, created, deleted) in enumerate(pods):
-        events.append(
-            (
-                created,
-                2 * i,
-                json.dumps({"kind": "PodCreated", "time": created, "object": obj}, sort_keys=True),
-            )
-        )
+    for i, item in enumerate(pods):
+        obj, created, deleted = item[0], item[1], item[2]
+        rec: dict[str, Any] = {"kind": "PodCreated", "time": created, "object": obj}
+        if len(item) > 3 and item[3]:
+            rec["observed"] = item[3]
+        events.append((created, 2 * i, json.dumps(rec, sort_keys=True)))
         if deleted is not None:
             meta = obj.get("metadata") or {}
             key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
-            events.append(
-                (
-                    deleted,
-                    2 * i + 1,
-                    json.dumps({"kind": "PodDeleted", "time": deleted, "pod": key}),
-                )
-            )
+            gone = {"kind": "PodDeleted", "time": deleted, "pod": key}
+            events.append((deleted, 2 * i + 1, json.dumps(gone)))
     for _, _, text in sorted(events):
         out.write(text + "\n")
         n += 1

@@ -125,6 +125,8 @@ class Scheduler:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
         self.next_start_node_index = 0
+        # a pod-group cycle's placement: the only nodes the algorithm sees (None: all)
+        self.placement_nodes: list[NodeInfo] | None = None
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
@@ -140,6 +142,8 @@ class Scheduler:
         pod.node_name = host
         self.ctx.snapshot.add_pod(pod, host)
         self.ctx.delete_nominated(pod)
+        if self.ctx.pod_groups:
+            self.ctx.pod_groups.assume(pod)
 
         s = fwk.run_reserve_plugins_reserve(state, pod, host)
         if s is not None and s.code != Code.SUCCESS:
@@ -226,11 +230,14 @@ class Scheduler:
         fwk.run_reserve_plugins_unreserve(state, pod, host)
         self.ctx.snapshot.remove_pod(pod, host)
         pod.node_name = ""
+        if self.ctx.pod_groups:
+            self.ctx.pod_groups.forget(pod)
 
     # -- the algorithm ----------------------------------------------------------------
     def _scheduling_algorithm(self, fwk: Framework, state: CycleState, pod: Pod) -> Attempt:
         snapshot = self.ctx.snapshot
-        if len(snapshot) == 0:
+        num_nodes = len(snapshot) if self.placement_nodes is None else len(self.placement_nodes)
+        if num_nodes == 0:
             return Attempt(
                 AttemptStatus.UNSCHEDULABLE, message=ERR_NO_NODES_AVAILABLE, nominated_node=""
             )
@@ -240,7 +247,7 @@ class Scheduler:
                 AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
             )
         if not feasible:
-            fe = FitError(pod.key, len(snapshot), diagnosis)
+            fe = FitError(pod.key, num_nodes, diagnosis)
             att = Attempt(AttemptStatus.UNSCHEDULABLE, fit_error=fe, diagnosis=diagnosis)
             if not fwk.has_post_filter_plugins():
                 att.nominated_node = ""
@@ -296,7 +303,9 @@ class Scheduler:
         self, fwk: Framework, state: CycleState, pod: Pod
     ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
         diagnosis = Diagnosis()
-        all_nodes = self.ctx.snapshot.node_info_list
+        all_nodes = self.placement_nodes
+        if all_nodes is None:
+            all_nodes = self.ctx.snapshot.node_info_list
         pre_res, s, unsched = fwk.run_pre_filter_plugins(state, pod)
         diagnosis.unschedulable_plugins = set(unsched)
         if s is not None and s.code != Code.SUCCESS:

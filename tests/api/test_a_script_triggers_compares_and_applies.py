@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dashboard.cluster.models import Pod
+from dashboard.dryruns import selectors
 from dashboard.dryruns.models import Application
 from tests.support.fixtures import BIN_PACKING_CONFIG, DEFAULT_CONFIG, poll_dry_run
 
@@ -84,12 +85,20 @@ def test_a_script_triggers_polls_compares_applies_and_rolls_back(
     assert applied["dry_run"] == runs[v2] and applied["forced"] is False
     assert applied["applied_by"] == "admin-user"
 
-    # v1 was never applied: rollback has nothing to go back to
+    # the first apply can be undone: back to no profile (the cluster's own config)
+    r = admin.post(f"/api/v1/clusters/{demo_cluster.pk}/rollback/")
+    assert r.status_code == 201, r.content
+    assert r.json()["version"] is None and r.json()["profile"] is None
+    assert selectors.active_application(demo_cluster) is None
     r = admin.post(f"/api/v1/clusters/{demo_cluster.pk}/rollback/")
     assert r.status_code == 400 and "cluster" in r.json()
 
-    admin.post(f"/api/v1/profile-versions/{v1}/apply/", {"cluster": demo_cluster.pk}, format="json")
+    for v in (v2, v1):
+        r = admin.post(
+            f"/api/v1/profile-versions/{v}/apply/", {"cluster": demo_cluster.pk}, format="json"
+        )
+        assert r.status_code == 201, r.content
     r = admin.post(f"/api/v1/clusters/{demo_cluster.pk}/rollback/")
     assert r.status_code == 201, r.content
     assert r.json()["version"] == v2 and r.json()["rolled_back_from"] is not None
-    assert Application.objects.filter(cluster=demo_cluster).count() == 3
+    assert Application.objects.filter(cluster=demo_cluster).count() == 5

@@ -70,7 +70,7 @@ def test_an_admin_may_force_and_it_is_recorded(admin, demo_cluster, version):
     )
     assert r.status_code == 201, r.content
     assert r.json()["forced"] is True and r.json()["dry_run"] is None
-    history = admin.get(f"/api/v1/clusters/{demo_cluster.pk}/applications/").json()
+    history = admin.get(f"/api/v1/clusters/{demo_cluster.pk}/applications/").json()["results"]
     assert history[0]["forced"] is True and history[0]["applied_by"] == "admin-user"
 
 

@@ -88,6 +88,12 @@ def test_an_admin_dry_runs_a_profile_compares_it_and_applies_it(page, busy_demo,
     expect(page.locator("#apply-form .ok")).to_contain_text(f"#{run_id}")
     with page.expect_navigation():
         page.click("#apply")
+    # the confirmation: what changes (from the cluster's own config) and the dry-run
+    expect(page.locator("#confirm-dry-run")).to_contain_text(f"dry-run #{run_id}")
+    expect(page.locator("#diff .diff-add").first).to_be_visible()
+    assert not Application.objects.exists()
+    with page.expect_navigation():
+        page.click("#confirm")
     expect(page.locator(".message.success")).to_contain_text(f"justified by dry-run {run_id}")
     app = Application.objects.get()
     assert app.dry_run_id == run_id and not app.forced

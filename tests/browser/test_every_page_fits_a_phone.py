@@ -10,7 +10,7 @@ from dashboard.dryruns.services.profiles import create_profile, create_version
 from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import log_in
+from .conftest import SCREENSHOTS, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -68,3 +68,5 @@ def test_the_pending_list_shows_its_messages_as_cards(phone, demo):
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
     # the header wraps instead of pushing the page wider
     assert phone.evaluate(WIDE) <= 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(path=str(SCREENSHOTS / "pending-phone.png"))

@@ -94,7 +94,7 @@ def test_an_unreachable_cluster_is_502_recorded_and_changes_nothing(admin, kube,
     assert failed["configmap_status"] == "failed" and not failed["took_effect"]
     assert failed["error"] and failed["version"] == v2.pk
     # history shows the failure; the active profile is still v1
-    history = admin.get(f"/api/v1/clusters/{live.pk}/applications/").json()
+    history = admin.get(f"/api/v1/clusters/{live.pk}/applications/").json()["results"]
     assert [(a["version"], a["configmap_status"]) for a in history] == [
         (v2.pk, "failed"),
         (v1.pk, "written"),
@@ -129,3 +129,12 @@ def test_without_an_apply_target_nothing_is_written(admin, kube, live, versions)
     r = _apply(admin, live, versions[0])
     assert r.status_code == 201 and r.json()["configmap_status"] == ""
     assert not kube.configmaps and not [q for q in kube.requests if q.startswith("PATCH")]
+
+
+def test_undoing_the_first_apply_leaves_the_configmap_alone(admin, kube, live, versions):
+    assert _apply(admin, live, versions[0]).status_code == 201
+    before = kube.configmaps[CM]
+    r = admin.post(f"/api/v1/clusters/{live.pk}/rollback/")
+    assert r.status_code == 400 and "not Schedlab's to restore" in r.json()["cluster"][0]
+    assert kube.configmaps[CM] == before
+    assert Application.objects.filter(cluster=live).count() == 1

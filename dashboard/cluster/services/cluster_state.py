@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec, Row
 from ..models import KubeObject
-from . import broadcast
+from . import broadcast, pod_history
 
 __all__ = ["Changes", "apply_changes", "known_versions"]
 
@@ -228,6 +228,9 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
                         update_fields=_update_fields(spec),
                     )
                 upserted[spec] = rows
+        if "pods" in {s.key for s in set(upserted) | set(deleted)}:
+            pods = next((s for s in KINDS if s.key == "pods"), None)
+            pod_history.record(cluster_id, upserted.get(pods, ()), deleted.get(pods, ()))
 
         def send() -> None:
             for spec in KINDS:

@@ -27,9 +27,11 @@ __all__ = [
     "apply_version",
     "create_profile",
     "create_version",
+    "diff_documents",
     "diff_versions",
     "parse_config",
     "rollback",
+    "rollback_target",
     "validate_document",
 ]
 
@@ -119,6 +121,15 @@ def _insert_version(
         document=document,
         author=author if author is not None and author.is_authenticated else None,
         message=message,
+    )
+
+
+def diff_documents(a: str, b: str, a_name: str, b_name: str) -> str:
+    """A unified diff of two configuration documents ("" when they are the same)."""
+    return "".join(
+        difflib.unified_diff(
+            a.splitlines(keepends=True), b.splitlines(keepends=True), a_name, b_name
+        )
     )
 
 
@@ -245,24 +256,62 @@ def _activate(
     return app
 
 
+def rollback_target(cluster: Cluster) -> tuple[Application, Application | None]:
+    """(the active application, the one a rollback re-applies); None: back to no profile.
+
+    Rollbacks step back through the applies like an undo stack: each rollback
+    undoes the latest apply it has not undone yet, down to the first, and
+    rolling that one back leaves no profile applied (the cluster's own
+    scheduler configuration, as before Schedlab applied one).
+    """
+    stack: list[Application] = []
+    for app in (
+        Application.objects.filter(cluster=cluster)
+        .exclude(configmap_status__in=Application.INACTIVE)
+        .select_related("dry_run")
+        .order_by("id")
+    ):
+        if app.rolled_back_from_id is None:
+            stack.append(app)
+            continue
+        # a rollback: back to the state below the one it undid
+        if stack:
+            stack.pop()
+        while stack and stack[-1].version_id != app.version_id:
+            stack.pop()
+    if not stack or stack[-1].version_id is None:
+        raise BadInput.one("cluster", f"no profile is applied to {cluster.name}: nothing to undo")
+    current = stack[-1]
+    below = [a for a in stack[:-1] if a.version_id != current.version_id]
+    return current, (below[-1] if below else None)
+
+
 def rollback(cluster: Cluster, *, user: AbstractBaseUser | None = None) -> Application:
-    """Re-apply the version that was active before the current one (recorded as a rollback)."""
+    """Re-apply the version that was active before the current one (recorded as a rollback).
+
+    Before the first application there was none: rolling that back records an
+    application of no profile. A cluster with an apply target then keeps its
+    ConfigMap as it is and the call fails: what it held before was not Schedlab's.
+    """
     with transaction.atomic():
         Cluster.objects.select_for_update().get(pk=cluster.pk)
-        active = Application.objects.filter(cluster=cluster).exclude(
-            configmap_status__in=Application.INACTIVE
-        )
-        current = active.order_by("-id").first()
-        if current is None:
-            raise BadInput.one("cluster", f"no profile was ever applied to {cluster.name}")
-        previous = (
-            active.filter(id__lt=current.pk)
-            .exclude(version=current.version)
-            .order_by("-id")
-            .first()
-        )
-        if previous is None:
-            raise BadInput.one("cluster", "there is no earlier applied version to roll back to")
+        current, previous = rollback_target(cluster)
+        if previous is None or previous.version is None:
+            target = ApplyTarget.objects.filter(cluster=cluster, enabled=True).first()
+            if target is not None:
+                raise BadInput.one(
+                    "cluster",
+                    f"{cluster.name} writes applied profiles to ConfigMap "
+                    f"{target.namespace}/{target.name}; what it held before the first apply "
+                    "is not Schedlab's to restore: edit the ConfigMap, or disable the apply "
+                    "target first",
+                )
+            return Application.objects.create(
+                cluster=cluster,
+                version=None,
+                applied_by=user if user is not None and user.is_authenticated else None,
+                rolled_back_from=current,
+            )
     return _activate(
         cluster,
         previous.version,

@@ -25,6 +25,7 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import hardware, live
 from dashboard.explain.events import event_rows
+from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
@@ -178,6 +179,9 @@ def pod_explanation_fragment(
         result.get("events") or [],
         row.scheduler_name,
     )
+    reasons = []
+    if not row.node_name and explanation.status == "Scheduled":
+        reasons = pending_reasons(cluster, row, live.active_config(cluster))
     return render(
         request,
         "dashboard/_explanation.html",
@@ -187,6 +191,7 @@ def pod_explanation_fragment(
             "ex": explanation,
             "chart": explanation.chart,
             "events": events,
+            "pending_reasons": reasons,
         },
     )
 
@@ -201,14 +206,24 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
         messages.error(request, "Starting a dry-run needs the operator role.")
         return redirect(back)
     version = None
-    if request.POST.get("profile_version"):
-        version = get_object_or_404(ProfileVersion, pk=request.POST["profile_version"])
+    raw = request.POST.get("profile_version", "").strip()
+    if raw:
+        version = ProfileVersion.objects.filter(pk=int(raw)).first() if _is_id(raw) else None
+        if version is None:
+            messages.error(
+                request, f"Could not start the dry-run: profile_version: no version {raw!r}"
+            )
+            return redirect(back)
     try:
         run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)
     return redirect("pages:dryrun-detail", pk=run.pk)
+
+
+def _is_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63
 
 
 def _nodes_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from dashboard.cluster.models import Cluster
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import has_role
 
-__all__ = ["cluster_param", "field_errors", "int_param", "require_role"]
+__all__ = ["cluster_param", "diff_lines", "field_errors", "int_param", "require_role"]
 
 
 def require_role(request: HttpRequest, role: str) -> None:
@@ -33,3 +33,14 @@ def cluster_param(request: HttpRequest) -> Cluster | None:
 
 def field_errors(exc: BadInput) -> list[dict[str, str]]:
     return [{"field": f, "message": m} for f, ms in exc.errors.items() for m in ms]
+
+
+def diff_lines(diff: str) -> list[dict[str, str]]:
+    """A unified diff's lines, each with its kind (meta, add, del, same) for colouring."""
+
+    def kind(line: str) -> str:
+        if line.startswith(("---", "+++", "@@")):
+            return "meta"
+        return {"+": "add", "-": "del"}.get(line[:1], "same")
+
+    return [{"text": line.rstrip("\n"), "kind": kind(line)} for line in diff.splitlines(True)]

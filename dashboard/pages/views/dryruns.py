@@ -227,3 +227,22 @@ def metrics_glossary(request: HttpRequest) -> HttpResponse:
     return render(
         request, "dryruns/metrics.html", {"nav": "dryruns", "metrics": list(METRICS.values())}
     )
+
+
+@login_required
+@require_POST
+def cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask a queued or running dry-run to stop (operators); the page follows its status."""
+    require_role(request, OPERATOR)
+    run = get_object_or_404(selectors.dry_runs(), pk=pk)
+    if run.finished:
+        messages.info(request, f"Dry-run #{run.pk} has finished already ({run.status}).")
+    else:
+        run = dryrun_services.cancel_dry_run(run)
+        messages.success(
+            request,
+            f"Dry-run #{run.pk} cancelled."
+            if run.finished
+            else f"Dry-run #{run.pk} will stop at its next progress check.",
+        )
+    return redirect("pages:dryrun-detail", pk=run.pk)

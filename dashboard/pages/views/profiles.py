@@ -29,7 +29,7 @@ from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 from scheduler_engine.documents import load_json
 from scheduler_engine.errors import InputError
 
-from .common import cluster_param, field_errors, int_param, require_role
+from .common import cluster_param, diff_lines, field_errors, int_param, require_role
 
 NEW_PROFILE = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -218,20 +218,7 @@ def profile_diff(request: HttpRequest, pk: int) -> HttpResponse:
     a_num = int_param(request.GET.get("a")) or (numbers[1] if len(numbers) > 1 else b_num)
     a = get_object_or_404(versions, number=a_num)
     b = get_object_or_404(versions, number=b_num)
-    diff = profile_services.diff_versions(a, b)
-    lines = [
-        {
-            "text": line.rstrip("\n"),
-            "kind": "meta"
-            if line.startswith(("---", "+++", "@@"))
-            else "add"
-            if line.startswith("+")
-            else "del"
-            if line.startswith("-")
-            else "same",
-        }
-        for line in diff.splitlines(keepends=True)
-    ]
+    lines = diff_lines(profile_services.diff_versions(a, b))
     context = {
         "nav": "profiles",
         "cluster": cluster_param(request) or profile.cluster,
@@ -249,7 +236,8 @@ def _version_on_cluster(
 ) -> tuple[ProfileVersion, Cluster, str]:
     """The version, the form's cluster, and the editor's URL to go back to."""
     version = get_object_or_404(selectors.profile_versions(), profile_id=pk, number=number)
-    cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
+    name = request.POST.get("cluster") or request.GET.get("cluster", "")
+    cluster = get_object_or_404(Cluster, name=name)
     back = f"{reverse('pages:profile-editor', args=[pk])}?v={number}&cluster={cluster.name}"
     return version, cluster, back
 
@@ -275,14 +263,46 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def apply_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Make the version active (admins); guarded by a successful dry-run unless forced."""
+    """Make the version active (admins); guarded by a successful dry-run unless forced.
+
+    GET shows what would change (the diff from what is active) and the dry-run
+    the apply rests on; the confirmation POSTs here.
+    """
     require_role(request, ADMIN)
     version, cluster, back = _version_on_cluster(request, pk, number)
-    force = request.POST.get("force") == "on"
-    run_id = request.POST.get("dry_run", "")
+    data = request.POST if request.method == "POST" else request.GET
+    force = data.get("force") == "on"
+    run_id = data.get("dry_run", "")
     dry_run = DryRun.objects.filter(pk=int(run_id)).first() if run_id.isdigit() else None
+    if request.method == "GET":
+        active = selectors.active_application(cluster)
+        if dry_run is None:
+            dry_run = selectors.latest_succeeded_run(cluster, version)
+        before = active.version if active is not None else None
+        return render(
+            request,
+            "dryruns/confirm_apply.html",
+            {
+                "nav": "profiles",
+                "cluster": cluster,
+                "action": "apply",
+                "version": version,
+                "before": before,
+                "dry_run": dry_run,
+                "force": force,
+                "lines": diff_lines(
+                    profile_services.diff_documents(
+                        before.document if before else "",
+                        version.document,
+                        str(before) if before else "no profile (the cluster's own config)",
+                        str(version),
+                    )
+                ),
+                "back": back,
+            },
+        )
     try:
         app = profile_services.apply_version(
             cluster, version, user=request.user, dry_run=dry_run, force=force

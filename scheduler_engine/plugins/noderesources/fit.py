@@ -29,6 +29,7 @@ from ...framework.cycle_state import CycleState, StateData
 from ...framework.interfaces import Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
+from ...framework.placement import PodGroupAssignments, PodGroupInfo
 from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod, Resource, is_extended_resource_name
@@ -326,6 +327,34 @@ class Fit:
         return requested_to_capacity_ratio_batch(self._lookup, self.weights, entries, n)
 
     def score_extensions(self) -> None:
+        return None
+
+    # -- PlacementScore (TopologyAwareWorkloadScheduling) -------------------------------
+    def score_placement(
+        self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
+    ) -> tuple[int, Status | None]:
+        """MostAllocated over the placement's nodes taken as one, the members' requests added.
+
+        Upstream always scores placements with MostAllocated over the configured
+        resources (non-zero defaults for cpu and memory), whatever the strategy.
+        """
+        res = self.resources
+        n = len(res)
+        requested = [0] * n
+        for pod, _ in assignments.assignments:
+            for i, v in enumerate(pod_request_list(pod, res, False)):
+                requested[i] += v
+        allocatable = [0] * n
+        for ni in assignments.placement.nodes:
+            _, node_allocated, node_allocatable = node_allocatable_request(
+                ni, res, requested, False
+            )
+            for i in range(n):
+                allocatable[i] += node_allocatable[i]
+                requested[i] += node_allocated[i]
+        return most_resource_scorer(self.weights, requested, allocatable), None
+
+    def placement_score_extensions(self) -> None:
         return None
 
 

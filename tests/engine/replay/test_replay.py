@@ -212,3 +212,42 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
         text=True,
     )
     assert r.returncode == 2 and "give --config or --policy, not both" in r.stderr
+
+
+def test_the_batch_diagnosis_changes_no_decision() -> None:
+    tr = small_trace(60, seed=4, n_nodes=6)
+    opts = ReplayOptions("inflate", 1.3, 3, "random", None)
+    fast = replay(tr, config(default_config_doc(), tr), opts)
+    slow = replay(tr, config(default_config_doc(), tr), opts, exact_messages=True)
+    assert slow["summary"]["failed"] > 0
+    assert [(r["failed"], r["allocatedGpuPercent"]) for r in slow["timeline"]] == [
+        (r["failed"], r["allocatedGpuPercent"]) for r in fast["timeline"]
+    ]
+    assert any("Insufficient" in m for m in slow["summary"]["failureReasons"])
+    assert any("didn't satisfy plugin" in m for m in fast["summary"]["failureReasons"])
+
+
+def test_preemption_without_lower_priority_pods_answers_as_the_dry_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # DefaultPreemption.no_possible_victims skips the per-node copies: same messages
+    from scheduler_engine.cluster import ClusterState
+    from scheduler_engine.plugins.defaultpreemption import DefaultPreemption
+    from scheduler_engine.simulate import simulate
+
+    from .gpus import running
+
+    rng = random.Random(9)
+    for _ in range(5):
+        nodes = [gpu_node(f"n{i}", cpu=rng.choice([4000, 8000]), gpus=2) for i in range(5)]
+        pods = []
+        for i in range(5):
+            for j in range(rng.randrange(1, 4)):
+                pods.append(running(gpu_pod(f"r{i}-{j}", cpu=2000, gpus=1, milli=1000), f"n{i}"))
+        pods += [gpu_pod(f"p{k}", cpu=rng.choice([2000, 6000]), gpus=1) for k in range(4)]
+        cfg = config(default_config_doc())
+        fast = simulate(ClusterState(nodes=nodes, pods=pods), cfg).to_dict()
+        monkeypatch.setattr(DefaultPreemption, "no_possible_victims", None, raising=False)
+        slow = simulate(ClusterState(nodes=nodes, pods=pods), cfg).to_dict()
+        monkeypatch.undo()
+        assert [r["message"] for r in fast["results"]] == [r["message"] for r in slow["results"]]

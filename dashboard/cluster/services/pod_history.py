@@ -1,0 +1,117 @@
+"""The mirror's memory of every pod it saw, for traces (``export_trace``).
+
+Called from ``apply_changes`` inside its transaction: upserted pods get or
+update their history row (the pod without node and status, its creation time,
+when it was first seen bound), deleted pods get their deletion time, and rows
+deleted longer ago than the retention are dropped (at most once a minute).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from ... import conf
+from ..models import PodHistory
+
+__all__ = ["pending_copy", "prune", "record"]
+
+PRUNE_EVERY_SECONDS = 60.0
+_last_prune: dict[int, float] = {}
+
+
+def _time(raw: Any) -> datetime | None:
+    if not raw:
+        return None
+    try:
+        return parse_datetime(str(raw))
+    except ValueError:
+        return None
+
+
+def pending_copy(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod as a trace replays it: its metadata and spec, not yet on a node."""
+    meta = dict(obj.get("metadata") or {})
+    for k in (
+        "resourceVersion",
+        "managedFields",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ):
+        meta.pop(k, None)
+    spec = dict(obj.get("spec") or {})
+    spec.pop("nodeName", None)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def _bound_time(obj: Mapping[str, Any]) -> datetime | None:
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "PodScheduled" and c.get("status") == "True":
+            return _time(c.get("lastTransitionTime"))
+    return None
+
+
+def record(
+    cluster_id: int,
+    upserted: Iterable[Any],
+    deleted: Iterable[tuple[str, str]],
+    now: datetime | None = None,
+) -> None:
+    """Keep the history of the pods a batch upserted and deleted (rows: namespace, name, uid, obj)."""
+    now = now or timezone.now()
+    rows = {(r.uid or f"{r.namespace}/{r.name}"): r for r in upserted}
+    if rows:
+        stored = {
+            h.uid: h for h in PodHistory.objects.filter(cluster_id=cluster_id, uid__in=list(rows))
+        }
+        new, changed = [], []
+        for uid, r in rows.items():
+            obj = r.obj
+            node = str((obj.get("spec") or {}).get("nodeName") or "")
+            h = stored.get(uid)
+            if h is None:
+                new.append(
+                    PodHistory(
+                        cluster_id=cluster_id,
+                        namespace=r.namespace,
+                        name=r.name,
+                        uid=uid,
+                        obj=pending_copy(obj),
+                        node_name=node,
+                        created_at=_time((obj.get("metadata") or {}).get("creationTimestamp"))
+                        or now,
+                        bound_at=(_bound_time(obj) or now) if node else None,
+                        first_seen=now,
+                    )
+                )
+                continue
+            h.obj = pending_copy(obj)
+            if node and not h.bound_at:
+                h.node_name = node
+                h.bound_at = _bound_time(obj) or now
+            changed.append(h)
+        PodHistory.objects.bulk_create(new, batch_size=1000)
+        PodHistory.objects.bulk_update(changed, ["obj", "node_name", "bound_at"], batch_size=1000)
+    by_ns: dict[str, list[str]] = defaultdict(list)
+    for ns, name in deleted:
+        by_ns[ns].append(name)
+    for ns, names in by_ns.items():
+        PodHistory.objects.filter(
+            cluster_id=cluster_id, namespace=ns, name__in=names, deleted_at__isnull=True
+        ).update(deleted_at=now)
+    if time.monotonic() - _last_prune.get(cluster_id, float("-inf")) >= PRUNE_EVERY_SECONDS:
+        prune(cluster_id, now)
+
+
+def prune(cluster_id: int, now: datetime | None = None) -> int:
+    """Drop the pods deleted longer ago than the retention; how many went."""
+    _last_prune[cluster_id] = time.monotonic()
+    cutoff = (now or timezone.now()) - timedelta(days=conf.trace_retention_days())
+    n, _ = PodHistory.objects.filter(cluster_id=cluster_id, deleted_at__lt=cutoff).delete()
+    return n

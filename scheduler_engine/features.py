@@ -1,0 +1,60 @@
+"""Feature gates of a run, as kube-scheduler's ``--feature-gates`` flag takes them.
+
+Only the gates that change what the engine does are known; their v1.36
+defaults are :data:`scheduler_engine.config.FEATURE_GATES`.  A gate that
+needs another (upstream's feature dependencies) cannot be on without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .config.defaults import FEATURE_GATES
+from .errors import InputError
+
+__all__ = ["DEPENDENCIES", "parse_feature_gates", "resolve_feature_gates"]
+
+# gate → the gates it needs (pkg/features/kube_features.go, defaultKubernetesFeatureGateDependencies)
+DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
+    "GangScheduling": ("GenericWorkload",),
+    "TopologyAwareWorkloadScheduling": ("GenericWorkload",),
+    "WorkloadAwarePreemption": ("GangScheduling",),
+}
+
+
+def parse_feature_gates(text: str, *, field: str = "--feature-gates") -> dict[str, bool]:
+    """``Name=true,Other=false`` into a mapping; unknown names and bad values are errors."""
+    out: dict[str, bool] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name, value = name.strip(), value.strip().lower()
+        if not sep:
+            raise InputError(f"missing bool value for {name}", field=field)
+        if name not in FEATURE_GATES:
+            raise InputError(f"unrecognized feature gate: {name}", field=field)
+        if value not in ("true", "false"):
+            raise InputError(f"invalid value of {name}={value}, err: invalid syntax", field=field)
+        out[name] = value == "true"
+    return resolve_feature_gates(out, field=field)
+
+
+def resolve_feature_gates(
+    gates: Mapping[str, bool] | None, *, field: str = "featureGates"
+) -> dict[str, bool]:
+    """Every known gate's value: the defaults overridden by ``gates``, dependencies checked."""
+    out = dict(FEATURE_GATES)
+    for name, on in (gates or {}).items():
+        if name not in FEATURE_GATES:
+            raise InputError(f"unrecognized feature gate: {name}", field=field)
+        out[name] = bool(on)
+    for name, needs in DEPENDENCIES.items():
+        if out[name]:
+            for dep in needs:
+                if not out[dep]:
+                    raise InputError(
+                        f"feature gate {name} is enabled but depends on {dep}, which is disabled",
+                        field=field,
+                    )
+    return out

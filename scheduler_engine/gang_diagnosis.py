@@ -1,0 +1,167 @@
+"""A pending gang explained as a job: how many members fit, where, and what blocks the rest.
+
+Built after a run from each pod group's last cycle.  The summary line reads
+like ``10 of 16 fit, all in zone b; 6 blocked: 4 Insufficient nvidia.com/gpu,
+2 node(s) had untolerated taint(s)``: members that fit counted per domain of
+a node label (the group's topology key, else the zone or node pool label),
+blocked members counted by the reason that rejected most nodes for them
+(the reasons of the ``FailedScheduling`` histogram), and the quorum it lacks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .framework.snapshot import Snapshot
+from .scheduler.messages import FitError, reason_histogram
+
+__all__ = ["DOMAIN_LABELS", "GangView", "blocking_reason", "describe_domains", "gang_summary"]
+
+# labels a gang's members are counted by when the group names no topology key
+DOMAIN_LABELS: tuple[str, ...] = (
+    "topology.kubernetes.io/zone",
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "kubernetes.azure.com/agentpool",
+    "node.kubernetes.io/instance-type",
+)
+
+
+def blocking_reason(fe: FitError | None, message: str) -> str:
+    """The reason that rejected most nodes for a member (its own message when not a FitError)."""
+    if fe is None:
+        return message
+    d = fe.diagnosis
+    if d.pre_filter_msg:
+        return d.pre_filter_msg
+    hist = reason_histogram(d.node_to_status, fe.num_all_nodes)
+    if not hist:
+        return message
+    return min(hist.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _domain_word(key: str) -> str:
+    if key == "topology.kubernetes.io/zone":
+        return "zone"
+    if key in DOMAIN_LABELS[1:4]:
+        return "node pool"
+    return key.rsplit("/", 1)[-1]
+
+
+def describe_domains(
+    hosts: Iterable[str], snapshot: Snapshot, topology_key: str | None
+) -> tuple[str | None, dict[str, int]]:
+    """(label key, domain → members) for the nodes members were placed on."""
+    hosts = list(hosts)
+    labels = []
+    for h in hosts:
+        ni = snapshot.get(h)
+        labels.append(ni.node.labels if ni is not None else {})
+    key = topology_key
+    if key is None:
+        key = next((k for k in DOMAIN_LABELS if any(k in lb for lb in labels)), None)
+    if key is None:
+        return None, {}
+    counts: Counter[str] = Counter(lb.get(key, "(none)") for lb in labels)
+    return key, dict(sorted(counts.items()))
+
+
+class GangView:
+    """What the CLI reports for one gang (``gang`` on members, ``gangs`` in the summary)."""
+
+    def __init__(
+        self,
+        name: str,
+        api: str,
+        min_member: int | None,
+        members: Sequence[str],
+    ) -> None:
+        self.name = name
+        self.api = api
+        self.min_member = min_member
+        self.members = list(members)
+        self.scheduled = 0
+        self.placed = 0
+        self.status = "Pending"
+        self.reasons: dict[str, int] = {}
+        self.domain_key: str | None = None
+        self.domains: dict[str, int] = {}
+        self.message = ""
+        self.placements: list[dict[str, Any]] = []
+        self.placement: str | None = None
+        self.quorum_missing = 0
+        # members that fit but were let go at Permit (timeout, rejection), by reason
+        self.released: dict[str, int] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "name": self.name,
+            "api": self.api,
+            "minMember": self.min_member,
+            "members": len(self.members),
+            "placed": self.placed,
+            "scheduled": self.scheduled,
+            "status": self.status,
+            "reasons": dict(self.reasons),
+            "domainKey": self.domain_key,
+            "domains": dict(self.domains),
+            "message": self.message,
+            "summary": gang_summary(self),
+        }
+        if self.placements:
+            d["placements"] = [dict(p) for p in self.placements]
+            d["placement"] = self.placement
+        if self.quorum_missing:
+            d["quorumMissing"] = self.quorum_missing
+        if self.released:
+            d["released"] = dict(self.released)
+        return d
+
+
+def gang_summary(g: GangView) -> str:
+    """``10 of 16 fit, all in zone b; 6 blocked: 4 Insufficient nvidia.com/gpu, ...``."""
+    n = len(g.members)
+    if g.status == "QuorumNotReached":
+        return (
+            f"{n} of minMember {g.min_member} pods exist; waiting for {g.quorum_missing} more "
+            "before any is scheduled"
+        )
+    parts = [f"{g.placed} of {n} fit"]
+    if g.domains and g.placed:
+        word = _domain_word(g.domain_key or "")
+        if len(g.domains) == 1:
+            (dom,) = g.domains
+            parts[0] += f", all in {word} {dom}"
+        else:
+            parts[0] += ", " + ", ".join(f"{c} in {word} {d}" for d, c in g.domains.items())
+    blocked = sum(g.reasons.values())
+    text = parts[0]
+    if blocked:
+        hist = ", ".join(
+            f"{c} {r}" for r, c in sorted(g.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        text += f"; {blocked} blocked: {hist}"
+    if g.released:
+        hist = ", ".join(
+            f"{c} {r}" for r, c in sorted(g.released.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        text += f"; released at Permit: {hist}"
+    if g.status == "Unschedulable" and g.min_member is not None and g.placed < g.min_member:
+        text += f"; needs {g.min_member}, lacks {g.min_member - g.placed}"
+    return text
+
+
+def count_reasons(blocked: Iterable[tuple[FitError | None, str]]) -> dict[str, int]:
+    c: Counter[str] = Counter(blocking_reason(fe, msg) for fe, msg in blocked)
+    return dict(c)
+
+
+def members_by_group(keys: Mapping[str, str | None]) -> dict[str, list[str]]:
+    """pod key → group key, inverted (group key → pod keys in order)."""
+    out: dict[str, list[str]] = {}
+    for pod, group in keys.items():
+        if group is not None:
+            out.setdefault(group, []).append(pod)
+    return out

@@ -1,0 +1,63 @@
+"""PodGroupPodsCount: prefer the placement that places the most members (upstream v1.36 alpha).
+
+A PlacementScore plugin (``TopologyAwareWorkloadScheduling`` gate): the
+group's scheduled pods plus the members the placement's simulation placed,
+normalised so that the best placement scores 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..framework.cycle_state import CycleState
+from ..framework.interfaces import Handle
+from ..framework.placement import (
+    PLACEMENT_MAX_SCORE,
+    PLACEMENT_MIN_SCORE,
+    PodGroupAssignments,
+    PodGroupInfo,
+)
+from ..framework.status import Code, Status
+
+__all__ = ["NAME", "PLUGIN", "PodGroupPodsCount", "new"]
+
+NAME = "PodGroupPodsCount"
+
+
+class PodGroupPodsCount:
+    NAME = NAME
+
+    def __init__(self, handle: Handle | None) -> None:
+        self.handle = handle
+
+    def score_placement(
+        self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
+    ) -> tuple[int, Status | None]:
+        assert self.handle is not None
+        st = self.handle.pod_group_states().get(group.key)
+        if st is None:
+            return 0, Status(Code.ERROR, f"pod group state not found for pod group {group.key}")
+        return st.scheduled_pods_count() + len(assignments.assignments), None
+
+    def placement_score_extensions(self) -> PodGroupPodsCount:
+        return self
+
+    def normalize_placement_score(
+        self, state: CycleState, group: PodGroupInfo, scores: list[int]
+    ) -> Status | None:
+        top = max(scores, default=0)
+        if top == 0:
+            return Status(
+                Code.ERROR, "no pods from pod group are assigned to any of the candidate placements"
+            )
+        for i, s in enumerate(scores):
+            scores[i] = PLACEMENT_MIN_SCORE + s * (PLACEMENT_MAX_SCORE - PLACEMENT_MIN_SCORE) // top
+        return None
+
+
+PLUGIN = PodGroupPodsCount
+
+
+def new(args: Mapping[str, Any], handle: Handle) -> PodGroupPodsCount:
+    return PodGroupPodsCount(handle)
