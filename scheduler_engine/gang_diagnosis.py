@@ -92,6 +92,8 @@ class GangView:
         self.placements: list[dict[str, Any]] = []
         self.placement: str | None = None
         self.quorum_missing = 0
+        # members that fit but were let go at Permit (timeout, rejection), by reason
+        self.released: dict[str, int] = {}
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -113,6 +115,8 @@ class GangView:
             d["placement"] = self.placement
         if self.quorum_missing:
             d["quorumMissing"] = self.quorum_missing
+        if self.released:
+            d["released"] = dict(self.released)
         return d
 
 
@@ -139,6 +143,11 @@ def gang_summary(g: GangView) -> str:
             f"{c} {r}" for r, c in sorted(g.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         )
         text += f"; {blocked} blocked: {hist}"
+    if g.released:
+        hist = ", ".join(
+            f"{c} {r}" for r, c in sorted(g.released.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        text += f"; released at Permit: {hist}"
     if g.status == "Unschedulable" and g.min_member is not None and g.placed < g.min_member:
         text += f"; needs {g.min_member}, lacks {g.min_member - g.placed}"
     return text

@@ -32,6 +32,7 @@ from .framework.status import Code
 from .gang_diagnosis import GangView, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
+from .plugins import coscheduling as cosched
 from .scheduler import events as ev
 from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
@@ -100,6 +101,9 @@ REQUEUE_EVENTS: dict[str, frozenset[str]] = {
     "DefaultPreemption": frozenset(),
     # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
     "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
+    # Pod Add (and PodGroup Add/Update)
+    "Coscheduling": frozenset((POD_ADD,)),
+    "GangScheduling": frozenset((POD_ADD,)),
 }
 
 
@@ -361,6 +365,10 @@ class _Run:
         # cluster events in the order they happened (POD_ADD / POD_DELETE)
         self.cluster_events: list[str] = []
         ctx.on_evict.append(lambda _ev: self.cluster_events.append(POD_DELETE))
+        for fwk in self.frameworks.values():
+            cosched = fwk.plugins.get("Coscheduling")
+            if cosched is not None:
+                ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
         self.waiting: list[tuple[_PodState, Attempt]] = []
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles
@@ -660,6 +668,70 @@ class _Run:
 
     def _gang_views(self) -> list[dict[str, Any]]:
         """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
+        return self._native_gang_views() + self._coscheduling_gang_views()
+
+    def _coscheduling_gang_views(self) -> list[dict[str, Any]]:
+        """scheduler-plugins' PodGroups (label ``scheduling.x-k8s.io/pod-group``)."""
+        out: list[dict[str, Any]] = []
+        by_group: dict[str, list[Pod]] = {}
+        plugins: dict[str, Any] = {}
+        for p in self.pending:
+            fwk = self.frameworks.get(p.scheduler_name)
+            pl = fwk.plugins.get("Coscheduling") if fwk is not None else None
+            full = cosched.group_full_name(p) if pl is not None else ""
+            if full and p.key in self.results:
+                by_group.setdefault(full, []).append(p)
+                plugins[full] = pl
+        for full, pods in by_group.items():
+            pl = plugins[full]
+            pg = pl.groups().get(full)
+            view = GangView(
+                full,
+                cosched.API_VERSION,
+                pg.min_member if pg is not None else None,
+                [p.key for p in pods],
+            )
+            results = [self.results[p.key] for p in pods]
+            view.scheduled = sum(1 for r in results if r.status == PodStatus.SCHEDULED)
+            atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
+            released = sum(1 for a in atts if a is not None and a.forgotten)
+            view.placed = view.scheduled + released
+            running = (
+                sum(
+                    1
+                    for q in self.ctx.cluster.pods
+                    if q.node_name and cosched.group_full_name(q) == full
+                )
+                - view.scheduled
+            )
+            siblings = sum(1 for q in self.ctx.cluster.pods if cosched.group_full_name(q) == full)
+            if pg is None:
+                view.status = "PodGroupMissing"
+            elif siblings < pg.min_member:
+                view.status = "QuorumNotReached"
+                view.quorum_missing = pg.min_member - siblings
+            elif view.scheduled and view.scheduled + running >= pg.min_member:
+                view.status = "Scheduled"
+            else:
+                view.status = "Unschedulable"
+            view.reasons = count_reasons(
+                (a.fit_error, a.message)
+                for a in atts
+                if a is not None and not a.forgotten and a.status == AttemptStatus.UNSCHEDULABLE
+            )
+            view.domain_key, view.domains = describe_domains(
+                (r.node for r in results if r.node), self.snapshot, None
+            )
+            view.released = count_reasons(
+                (a.fit_error, a.message) for a in atts if a is not None and a.forgotten
+            )
+            d = view.to_dict()
+            for p in pods:
+                self.results[p.key].gang = d
+            out.append(d)
+        return out
+
+    def _native_gang_views(self) -> list[dict[str, Any]]:
         if self.group_sched is None:
             return []
         by_group: dict[str, list[Pod]] = {}

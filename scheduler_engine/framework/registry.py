@@ -43,6 +43,8 @@ IN_TREE_MODULES: dict[str, str] = {
     "TopologyPlacementGenerator": "topologyplacement",
     "PodGroupPodsCount": "podgrouppodscount",
     # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
+    "Coscheduling": "coscheduling",
+    # out of tree upstream (kubernetes-sigs/scheduler-plugins); never in the default profile
     "NodeResourceTopologyMatch": "noderesourcetopology",
     # GPU sharing and the FGD paper's policies (docs/replay.md)
     "OpenGpuShare": "gpushare",
