@@ -11,6 +11,7 @@ gangs and pods were placed.
     .venv/bin/python benchmarks/gangs.py                 # the issue's sizes
     .venv/bin/python benchmarks/gangs.py --nodes 100 --gangs 20
     .venv/bin/python benchmarks/gangs.py --native        # the v1.36 pod-group cycle instead
+    .venv/bin/python benchmarks/gangs.py --plain         # the same pods, no gangs (baseline)
 """
 
 from __future__ import annotations
@@ -51,11 +52,15 @@ def node(i: int) -> dict[str, Any]:
     }
 
 
-def pod(group: str, i: int, ts: str, native: bool) -> dict[str, Any]:
+def pod(group: str, i: int, ts: str, native: bool | None) -> dict[str, Any]:
     req = {"cpu": "4", "memory": "32Gi", GPU: "1"}
     spec: dict[str, Any] = {
         "containers": [
-            {"name": "worker", "image": "trainer", "resources": {"requests": req, "limits": {GPU: "1"}}}
+            {
+                "name": "worker",
+                "image": "trainer",
+                "resources": {"requests": req, "limits": {GPU: "1"}},
+            }
         ]
     }
     meta: dict[str, Any] = {
@@ -66,7 +71,7 @@ def pod(group: str, i: int, ts: str, native: bool) -> dict[str, Any]:
     }
     if native:
         spec["schedulingGroup"] = {"podGroupName": group}
-    else:
+    elif native is not None:
         meta["labels"] = {LABEL: group}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
@@ -88,7 +93,10 @@ def pod_group(name: str, size: int, ts: str, native: bool) -> dict[str, Any]:
     }
 
 
-def workload(nodes: int, gangs: int, seed: int, native: bool) -> tuple[list[dict[str, Any]], int]:
+def workload(
+    nodes: int, gangs: int, seed: int, native: bool | None
+) -> tuple[list[dict[str, Any]], int]:
+    """Nodes, PodGroups and pods; ``native`` None: the same pods without any group."""
     rng = random.Random(seed)
     objs = [node(i) for i in range(nodes)]
     pods = 0
@@ -96,14 +104,17 @@ def workload(nodes: int, gangs: int, seed: int, native: bool) -> tuple[list[dict
         size = rng.randint(8, 64)
         ts = f"2026-01-01T00:{g // 60:02d}:{g % 60:02d}Z"
         name = f"job-{g:03d}"
-        objs.append(pod_group(name, size, ts, native))
+        if native is not None:
+            objs.append(pod_group(name, size, ts, native))
         objs += [pod(name, i, ts, native) for i in range(size)]
         pods += size
     return objs, pods
 
 
-def config(native: bool) -> Any:
+def config(native: bool | None) -> Any:
     reg = default_registry()
+    if native is None:
+        return load_config(None, **reg.config_kwargs()), reg
     if native:
         gates = {"GenericWorkload": True, "GangScheduling": True}
         return load_config(None, feature_gates=gates, **reg.config_kwargs()), reg
@@ -132,9 +143,11 @@ def main() -> None:
     ap.add_argument("--gangs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--native", action="store_true", help="the v1.36 workload API instead")
+    ap.add_argument("--plain", action="store_true", help="the same pods without gangs")
     args = ap.parse_args()
-    objs, n_pods = workload(args.nodes, args.gangs, args.seed, args.native)
-    cfg, reg = config(args.native)
+    mode = None if args.plain else args.native
+    objs, n_pods = workload(args.nodes, args.gangs, args.seed, mode)
+    cfg, reg = config(mode)
     cluster = build_cluster(objs)
     t0 = time.perf_counter()
     res = simulate(cluster, cfg, registry=reg, seed=args.seed)
@@ -142,7 +155,7 @@ def main() -> None:
     gangs = res.summary.get("gangs", [])
     placed_gangs = sum(1 for g in gangs if g["status"] == "Scheduled")
     out = {
-        "api": "native" if args.native else "coscheduling",
+        "api": "none" if mode is None else "native" if mode else "coscheduling",
         "nodes": args.nodes,
         "gpus": args.nodes * 8,
         "gangs": args.gangs,
