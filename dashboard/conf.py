@@ -45,8 +45,23 @@ def max_reported_errors() -> int:
 
 
 def stale_seconds() -> float:
-    """A running dry-run whose heartbeat is older than this lost its worker."""
-    return float(_get("SCHEDLAB_DRYRUN_STALE_SECONDS", 120.0))
+    """A running dry-run whose heartbeat is older than this lost its worker (20 s).
+
+    A running dry-run beats every :func:`heartbeat_seconds` from a thread of its
+    own, whatever the engine is doing; with the reaper's interval a lost worker
+    is noticed within ``stale + reap`` = 25 s.
+    """
+    return float(_get("SCHEDLAB_DRYRUN_STALE_SECONDS", 20.0))
+
+
+def heartbeat_seconds() -> float:
+    """How often a running dry-run says it is alive (5 s)."""
+    return float(_get("SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS", 5.0))
+
+
+def max_attempts() -> int:
+    """How many times a dry-run is started before a lost worker fails it (2: one rerun)."""
+    return int(_get("SCHEDLAB_DRYRUN_MAX_ATTEMPTS", 2))
 
 
 def result_page_size() -> int:
@@ -68,7 +83,7 @@ def explain_recheck_seconds() -> float:
 
 def reap_seconds() -> float:
     """How often each Celery worker marks dry-runs whose worker died as failed (0: never)."""
-    return float(_get("SCHEDLAB_DRYRUN_REAP_SECONDS", 30.0))
+    return float(_get("SCHEDLAB_DRYRUN_REAP_SECONDS", 5.0))
 
 
 def explain_max_pairs() -> int:

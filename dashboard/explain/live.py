@@ -41,6 +41,7 @@ from scheduler_engine.warm_cluster import WarmCluster
 __all__ = [
     "ENGINE_MESSAGES_MAX_NODES",
     "ENGINE_MESSAGES_MAX_PENDING",
+    "active_config",
     "derived",
     "explain_pod",
     "forget",
@@ -316,6 +317,11 @@ def forget(cluster_id: int | None = None) -> None:
 
 
 @functools.lru_cache(maxsize=16)
+def active_config(cluster: Cluster) -> SchedulerConfig:
+    """The configuration the engine explains with: the active profile, else upstream's defaults."""
+    return _config(active_document(cluster))
+
+
 def _config(document: str | None) -> SchedulerConfig:
     # versions are immutable, so the active document's parse can be reused
     return parse_config(document) if document else default_config()

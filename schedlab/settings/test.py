@@ -25,7 +25,8 @@ REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL, prefix=f"schedlab-test-{TEST_ID}")}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
-CELERY_TASK_DEFAULT_QUEUE = f"schedlab-test-{TEST_ID}"
+# a test that starts workers of its own gives them a queue of their own
+CELERY_TASK_DEFAULT_QUEUE = env_str("SCHEDLAB_TEST_QUEUE", f"schedlab-test-{TEST_ID}")
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {

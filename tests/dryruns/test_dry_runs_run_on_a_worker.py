@@ -72,7 +72,12 @@ def test_a_queued_dry_run_is_cancelled_at_once(operator, demo_cluster):
 def test_a_run_whose_worker_died_is_marked_failed_on_read(viewer, demo_cluster):
     old = timezone.now() - timedelta(seconds=31)
     run = DryRun.objects.create(
-        cluster=demo_cluster, snapshot=b"", status="running", started_at=old, heartbeat_at=old
+        cluster=demo_cluster,
+        snapshot=b"",
+        status="running",
+        started_at=old,
+        heartbeat_at=old,
+        attempts=2,
     )
     fresh = DryRun.objects.create(
         cluster=demo_cluster,
@@ -83,6 +88,7 @@ def test_a_run_whose_worker_died_is_marked_failed_on_read(viewer, demo_cluster):
     )
     body = viewer.get(f"/api/v1/dry-runs/{run.pk}/").json()
     assert body["status"] == "failed" and "heartbeat" in body["error"]
+    assert "last of 2 attempts" in body["error"]
     assert viewer.get(f"/api/v1/dry-runs/{fresh.pk}/").json()["status"] == "running"
 
 

@@ -63,7 +63,12 @@ def test_a_pod_that_does_not_parse_fails_the_run_naming_pod_and_field(
 def test_every_worker_reaps_runs_whose_worker_died(demo_cluster, transactional_db):
     old = timezone.now() - timedelta(hours=1)
     lost = DryRun.objects.create(
-        cluster=demo_cluster, snapshot=b"", status="running", started_at=old, heartbeat_at=old
+        cluster=demo_cluster,
+        snapshot=b"",
+        status="running",
+        started_at=old,
+        heartbeat_at=old,
+        attempts=2,
     )
     db = connection.settings_dict
     env = {

@@ -8,11 +8,12 @@ progress report, and a run whose worker died is marked failed by
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from dashboard import conf
@@ -105,11 +106,51 @@ class _Progress:
         _publish(self.run_id, status=DryRun.Status.RUNNING, progress=pct, podsDone=done)
 
 
+class _Heartbeat:
+    """Beats every ``SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS`` from its own thread while a run runs.
+
+    The engine's progress callback beats too, but loading, parsing and storing
+    report no progress; this thread keeps a live worker's run from looking lost.
+    """
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"dryrun-{run_id}-beat", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+
+    def _beat(self) -> None:
+        try:
+            while not self.stop.wait(conf.heartbeat_seconds()):
+                try:
+                    DryRun.objects.filter(pk=self.run_id, status=DryRun.Status.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception:  # the database may be away a moment: beat again next time
+                    log.warning("dry-run %s: heartbeat failed", self.run_id, exc_info=True)
+        finally:
+            connection.close()
+
+
 def run_dry_run(run_id: int) -> str | None:
     """Run one dry-run to its end; safe to call twice (the second call does nothing)."""
     run = _claim(run_id)
     if run is None:
         return None
+    with _Heartbeat(run.pk):
+        _run(run)
+    return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
+
+
+def _run(run: DryRun) -> None:
+    run_id = run.pk
     try:
         t0 = time.perf_counter()
         objects = codec.unpack(run.snapshot)
@@ -172,15 +213,50 @@ def run_dry_run(run_id: int) -> str | None:
     except Exception as exc:  # a bug: the run must not stay "running"
         log.exception("dry-run %s failed", run_id)
         _finish(run, DryRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
-    return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
 
 
 def reap_stale_runs() -> int:
-    """Mark running dry-runs whose worker stopped beating as failed; returns how many."""
+    """Runs whose worker stopped beating: queued again once, then failed; returns how many.
+
+    A run lost on its first attempt goes back to ``queued`` and to the queue,
+    for whichever worker is alive; lost on its last attempt
+    (``SCHEDLAB_DRYRUN_MAX_ATTEMPTS``) it is marked failed. Nothing of a lost
+    attempt was stored: results are written in one transaction at the end.
+    """
+    from ..tasks import run_dry_run_task
+
     seconds = conf.stale_seconds()
-    stale = timezone.now() - timedelta(seconds=seconds)
-    return DryRun.objects.filter(status=DryRun.Status.RUNNING, heartbeat_at__lt=stale).update(
-        status=DryRun.Status.FAILED,
-        finished_at=timezone.now(),
-        error=f"the worker stopped reporting (no heartbeat for {seconds:g} s); run it again",
-    )
+    cutoff = timezone.now() - timedelta(seconds=seconds)
+    with transaction.atomic():
+        stale = list(
+            DryRun.objects.select_for_update(skip_locked=True)
+            .filter(status=DryRun.Status.RUNNING, heartbeat_at__lt=cutoff)
+            .values_list("pk", "attempts")
+        )
+        again = [pk for pk, attempts in stale if attempts < conf.max_attempts()]
+        lost = [pk for pk, attempts in stale if attempts >= conf.max_attempts()]
+        if again:
+            DryRun.objects.filter(pk__in=again).update(
+                status=DryRun.Status.QUEUED,
+                heartbeat_at=None,
+                progress=0.0,
+                pods_done=0,
+                error=f"its worker was lost (no heartbeat for {seconds:g} s): running it again",
+            )
+            for pk in again:
+                log.warning("dry-run %s lost its worker: queued again", pk)
+                transaction.on_commit(lambda pk=pk: run_dry_run_task.delay(pk))
+        if lost:
+            DryRun.objects.filter(pk__in=lost).update(
+                status=DryRun.Status.FAILED,
+                finished_at=timezone.now(),
+                error=(
+                    f"the worker stopped reporting (no heartbeat for {seconds:g} s) on the "
+                    f"last of {conf.max_attempts()} attempts; run it again"
+                ),
+            )
+    for pk in again:
+        _publish(pk, status=DryRun.Status.QUEUED, progress=0.0)
+    for pk in lost:
+        _publish(pk, status=DryRun.Status.FAILED)
+    return len(stale)

@@ -25,6 +25,7 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import hardware, live
 from dashboard.explain.events import event_rows
+from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
 from dashboard.roles import OPERATOR, has_role
 
@@ -178,6 +179,9 @@ def pod_explanation_fragment(
         result.get("events") or [],
         row.scheduler_name,
     )
+    reasons = []
+    if not row.node_name and explanation.status == "Scheduled":
+        reasons = pending_reasons(cluster, row, live.active_config(cluster))
     return render(
         request,
         "dashboard/_explanation.html",
@@ -187,6 +191,7 @@ def pod_explanation_fragment(
             "ex": explanation,
             "chart": explanation.chart,
             "events": events,
+            "pending_reasons": reasons,
         },
     )
 
