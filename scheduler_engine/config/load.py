@@ -412,7 +412,53 @@ def _build_profile(
     name = prof["schedulerName"]
     needed = {e.name for ms in merged.values() for e in ms.enabled}
 
-    # plugin constructors validate their own args
+    plugin_args = _plugin_args(path, prof, needed, caps, args_checks)
+    if isinstance(plugin_args, FieldError):
+        return plugin_args
+    lists = _point_lists(path, merged, caps)
+    if isinstance(lists, FieldError):
+        return lists
+    if len(lists["queueSort"]) != 1:
+        return FieldError(
+            f"{path}.plugins.queueSort",
+            f'only one queue sort plugin required for profile with scheduler name "{name}",'
+            f" but got {len(lists['queueSort'])}",
+        )
+    if not lists["bind"]:
+        return FieldError(
+            f"{path}.plugins.bind",
+            f'at least one bind plugin is needed for profile with scheduler name "{name}"',
+        )
+    if len(lists["placementGenerate"]) > 1:
+        return FieldError(
+            f"{path}.plugins.placementGenerate",
+            f'at most one placement generate plugin is allowed for profile with scheduler name "{name}"',
+        )
+
+    weights = _score_weights(path, merged, caps)
+    if isinstance(weights, FieldError):
+        return weights
+    plugins: dict[str, tuple[PluginRef, ...]] = {}
+    for point in FRAMEWORK_POINT_ORDER:
+        w_by_name = weights.get(point, {})
+        plugins[point] = tuple(PluginRef(n, w_by_name.get(n, 0)) for n in lists[point])
+    ordered = {p: plugins[p] for p in (*EXTENSION_POINTS, "placementGenerate", "placementScore")}
+    return ProfileConfig(
+        scheduler_name=name,
+        plugins=ordered,
+        plugin_args=plugin_args,
+        percentage_of_nodes_to_score=prof.get("percentageOfNodesToScore"),
+    )
+
+
+def _plugin_args(
+    path: str,
+    prof: Mapping[str, Any],
+    needed: set[str],
+    caps: Capabilities,
+    args_checks: Mapping[str, ArgsCheck],
+) -> dict[str, Any] | FieldError:
+    """The args of the profile's plugins, each checked as its constructor would."""
     plugin_args: dict[str, Any] = {}
     for j, pc in enumerate(prof.get("pluginConfig", ())):
         pname = pc.get("name", "")
@@ -431,6 +477,14 @@ def _build_profile(
         if errs:
             return errs[0]
         plugin_args[pname] = args if args is not None else {}
+
+    return plugin_args
+
+
+def _point_lists(
+    path: str, merged: Mapping[str, MergedSet], caps: Capabilities
+) -> dict[str, list[str]] | FieldError:
+    """Plugin names per extension point, multiPoint expanded as upstream's ``NewFramework``."""
 
     def where(entry: MergedEntry, point: str) -> str:
         return entry.origin or f"{path}.plugins.{point}"
@@ -481,24 +535,14 @@ def _build_profile(
                 + from_multi
                 + [n for n in explicit if n not in overrides]
             )
+    return lists
 
-    if len(lists["queueSort"]) != 1:
-        return FieldError(
-            f"{path}.plugins.queueSort",
-            f'only one queue sort plugin required for profile with scheduler name "{name}",'
-            f" but got {len(lists['queueSort'])}",
-        )
-    if not lists["bind"]:
-        return FieldError(
-            f"{path}.plugins.bind",
-            f'at least one bind plugin is needed for profile with scheduler name "{name}"',
-        )
-    if len(lists["placementGenerate"]) > 1:
-        return FieldError(
-            f"{path}.plugins.placementGenerate",
-            f'at most one placement generate plugin is allowed for profile with scheduler name "{name}"',
-        )
 
+def _score_weights(
+    path: str, merged: Mapping[str, MergedSet], caps: Capabilities
+) -> dict[str, dict[str, int]] | FieldError:
+    """Score (and placement score) weights by plugin; their total may not overflow."""
+    multi = merged["multiPoint"].enabled
     weights: dict[str, dict[str, int]] = {}
     for point, label in (("score", "score plugins"), ("placementScore", "placement score plugins")):
         w_by_name: dict[str, int] = {}
@@ -515,18 +559,7 @@ def _build_profile(
             total += w * _MAX_SCORE
             w_by_name[e.name] = w
         weights[point] = w_by_name
-
-    plugins: dict[str, tuple[PluginRef, ...]] = {}
-    for point in FRAMEWORK_POINT_ORDER:
-        w_by_name = weights.get(point, {})
-        plugins[point] = tuple(PluginRef(n, w_by_name.get(n, 0)) for n in lists[point])
-    ordered = {p: plugins[p] for p in (*EXTENSION_POINTS, "placementGenerate", "placementScore")}
-    return ProfileConfig(
-        scheduler_name=name,
-        plugins=ordered,
-        plugin_args=plugin_args,
-        percentage_of_nodes_to_score=prof.get("percentageOfNodesToScore"),
-    )
+    return weights
 
 
 # --- writing ------------------------------------------------------------------------

@@ -444,44 +444,8 @@ def _parse(
     except ValueError as exc:
         raise _FieldError("status.startTime", str(exc)) from None
 
-    # priority: explicit, else the class, else the global default class, else 0
-    pc_name = str(spec.get("priorityClassName") or "")
-    p.priority_class_name = pc_name
-    pc = priority_classes.get(pc_name) if pc_name else None
-    if pc is None and not pc_name:
-        pc = next((c for c in priority_classes.values() if c.get("globalDefault")), None)
-    if spec.get("priority") is not None:
-        try:
-            p.priority = int(spec["priority"])
-        except (TypeError, ValueError):
-            raise _FieldError("spec.priority", "must be an integer") from None
-    else:
-        p.priority = int((pc or {}).get("value") or _SYSTEM_PRIORITIES.get(pc_name, 0))
-    policy = (
-        spec.get("preemptionPolicy") or (pc or {}).get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
-    )
-    if policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
-        raise _FieldError("spec.preemptionPolicy", f'Unsupported value: "{policy}"')
-    p.preemption_policy = str(policy)
-
-    reqs = _pod_requests(spec, None)
-    p.requests = Resource.from_list(reqs)
-    pod_level = _effective_requests(spec.get("resources"), "spec.resources")
-    # upstream IsPodLevelRequestsSet: any supported pod-level resource, hugepages included
-    if any(k in _SUPPORTED_POD_LEVEL or k.startswith("hugepages-") for k in pod_level):
-        non_missing = {}
-        if CPU not in reqs:
-            non_missing[CPU] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
-        if MEMORY not in reqs:
-            non_missing[MEMORY] = Fraction(DEFAULT_MEMORY_REQUEST)
-    else:
-        non_missing = {
-            CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
-            MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
-        }
-    non0 = _pod_requests(spec, non_missing) if non_missing else reqs
-    p.non0_cpu = milli_value(non0.get(CPU, Fraction(0)))
-    p.non0_mem = value(non0.get(MEMORY, Fraction(0)))
+    _set_priority(p, spec, priority_classes)
+    _set_requests(p, spec)
 
     p.tolerations = parse_tolerations(spec.get("tolerations"), "spec.tolerations")
     node_selector = spec.get("nodeSelector") or {}
@@ -520,6 +484,52 @@ def _parse(
     p.owner_uid = str((controller or {}).get("uid") or "")
     p.cache = {}
     return p
+
+
+def _set_priority(
+    p: Pod, spec: Mapping[str, Any], priority_classes: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """Priority: explicit, else the class, else the global default class, else 0."""
+    pc_name = str(spec.get("priorityClassName") or "")
+    p.priority_class_name = pc_name
+    pc = priority_classes.get(pc_name) if pc_name else None
+    if pc is None and not pc_name:
+        pc = next((c for c in priority_classes.values() if c.get("globalDefault")), None)
+    if spec.get("priority") is not None:
+        try:
+            p.priority = int(spec["priority"])
+        except (TypeError, ValueError):
+            raise _FieldError("spec.priority", "must be an integer") from None
+    else:
+        p.priority = int((pc or {}).get("value") or _SYSTEM_PRIORITIES.get(pc_name, 0))
+    policy = (
+        spec.get("preemptionPolicy") or (pc or {}).get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
+    )
+    if policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
+        raise _FieldError("spec.preemptionPolicy", f'Unsupported value: "{policy}"')
+    p.preemption_policy = str(policy)
+
+
+def _set_requests(p: Pod, spec: Mapping[str, Any]) -> None:
+    """The pod's requests, and the non-zero CPU and memory scoring counts."""
+    reqs = _pod_requests(spec, None)
+    p.requests = Resource.from_list(reqs)
+    pod_level = _effective_requests(spec.get("resources"), "spec.resources")
+    # upstream IsPodLevelRequestsSet: any supported pod-level resource, hugepages included
+    if any(k in _SUPPORTED_POD_LEVEL or k.startswith("hugepages-") for k in pod_level):
+        non_missing = {}
+        if CPU not in reqs:
+            non_missing[CPU] = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
+        if MEMORY not in reqs:
+            non_missing[MEMORY] = Fraction(DEFAULT_MEMORY_REQUEST)
+    else:
+        non_missing = {
+            CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+            MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+        }
+    non0 = _pod_requests(spec, non_missing) if non_missing else reqs
+    p.non0_cpu = milli_value(non0.get(CPU, Fraction(0)))
+    p.non0_mem = value(non0.get(MEMORY, Fraction(0)))
 
 
 # Built-in classes that exist in every cluster even when a snapshot omits them.
