@@ -215,7 +215,14 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             )
             return redirect(back)
     try:
-        run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
+        run = start_pod_dry_run(
+            cluster,
+            namespace,
+            pod,
+            version,
+            hardware_view=request.POST.get("hardware_view") == "on",
+            user=request.user,
+        )
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)
