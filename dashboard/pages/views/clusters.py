@@ -23,7 +23,7 @@ from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-from dashboard.explain import hardware, live
+from dashboard.explain import live
 from dashboard.explain.events import event_rows
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
@@ -73,7 +73,6 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
         "overview": selectors.overview(cluster),
         "reasons": reasons,
         "reasons_source": source,
-        "inconsistencies": hardware.inconsistencies(cluster),
     }
     return render(request, "dashboard/overview.html", context)
 
