@@ -260,8 +260,8 @@ def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, Any]]:
             claims[n].append(c)
             reserved[n].extend(holders)
     running: dict[str, list[Any]] = defaultdict(list)
-    for p in state.pods:
-        if p.node_name and p.requests.get(GPU_RESOURCE):
+    for p in state.pods:  # 50,000 pods: the scalar map directly, not Resource.get
+        if p.node_name and p.requests.scalar.get(GPU_RESOURCE):
             running[p.node_name].append(p)
     out = {}
     for node in state.nodes:
