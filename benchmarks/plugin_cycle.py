@@ -10,11 +10,20 @@ that both figures count the same nodes.
 
     .venv/bin/python benchmarks/plugin_cycle.py
     .venv/bin/python benchmarks/plugin_cycle.py --nodes 2000 --pods 20 --repeat 7
+
+On a busy machine wall-clock figures swing; instruction counts do not.
+``--only without|with|own --times K`` runs one part K times after the set-up,
+so that under ``valgrind --tool=callgrind`` the part's instructions are
+``(Ir(K=3) - Ir(K=1)) / 2``:
+
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        .venv/bin/python benchmarks/plugin_cycle.py --nodes 300 --pods 10 --only with --times 3
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -97,18 +106,51 @@ def own_cost_ns(cluster: Any, repeat: int) -> float:
     return best * 1e9 / len(infos)
 
 
+def _only(part: str, times: int, cluster: Any, configs: dict[bool, Any], reg: Any) -> int:
+    """One part, ``times`` times: a whole simulate, or the plugin's own calls for every pod."""
+    if part == "own":
+        snap = Snapshot(cluster.nodes, cluster.running_pods, cluster.namespaces)
+        infos = snap.node_info_list
+        handle = type("H", (), {"cluster": cluster})()
+        plugin = GPUMemoryScore(GPUMemoryScoreArgs(), handle)  # type: ignore[arg-type]
+        for _ in range(times):
+            for pod in cluster.pending_pods:
+                state = CycleState()
+                plugin.pre_score(state, pod, infos)
+                scores = [NodeScore(ni.node.name, plugin.score(state, pod, ni)) for ni in infos]
+                plugin.normalize_score(state, pod, scores)
+        return 0
+    for _ in range(times):
+        simulate(cluster, configs[part == "with"], registry=reg)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=1000)
     ap.add_argument("--pods", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="move the cluster out of the garbage collector's generations (gc.freeze) first, "
+        "as a long-lived process would",
+    )
+    ap.add_argument("--only", choices=("without", "with", "own"), help="run one part only")
+    ap.add_argument("--times", type=int, default=1, help="with --only: how many times")
     a = ap.parse_args(argv)
     cluster = build_cluster([_node(i) for i in range(a.nodes)] + [_pod(i) for i in range(a.pods)])
+    if a.gc_freeze:
+        gc.collect()
+        gc.freeze()
     reg = build_registry([SPEC])
     configs = {w: load_config(_config(w), **reg.config_kwargs()) for w in (False, True)}
+    if a.only:
+        return _only(a.only, a.times, cluster, configs, reg)
     best = {False: float("inf"), True: float("inf")}
     for _ in range(a.repeat):
         for w in (False, True):
+            gc.collect()
             t0 = time.perf_counter()
             simulate(cluster, configs[w], registry=reg)
             best[w] = min(best[w], time.perf_counter() - t0)

@@ -29,6 +29,8 @@ from .framework.node_info import NodeInfo
 from .framework.registry import Registry
 from .framework.snapshot import Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
+from .objects.noderesourcetopology import KIND as NRT_KIND
+from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .simulate import simulate
 
 __all__ = ["WarmCluster", "object_key"]
@@ -68,6 +70,8 @@ class WarmCluster:
         self._pdbs: dict[Key, PodDisruptionBudget] = {}
         self._namespaces: dict[str, Mapping[str, str]] = {}
         self._objects: dict[str, dict[Key, Mapping[str, Any]]] = {}
+        # NodeResourceTopologies parsed once, on arrival (state() hands them over as they are)
+        self._topologies: dict[str, NodeResourceTopology] = {}
         # objects the engine cannot parse: skipped, with the one-line reason
         self.rejected: dict[Key, str] = {}
         self.apply(objects)
@@ -120,6 +124,8 @@ class WarmCluster:
                 meta = obj.get("metadata") or {}
                 self._namespaces[key[2]] = dict(meta.get("labels") or {})
             elif kind:
+                if kind == NRT_KIND:
+                    self._topologies[key[2]] = parse_node_resource_topology(obj, source=self.source)
                 self._objects.setdefault(kind, {})[key] = obj
         except InputError as exc:
             self._reject(key, exc)
@@ -141,6 +147,8 @@ class WarmCluster:
                 self._reparse_pods()
         else:
             self._objects.get(kind, {}).pop(key, None)
+            if kind == NRT_KIND:
+                self._topologies.pop(name, None)
 
     def _new_info(self, node: Node, index: int) -> NodeInfo:
         ni = NodeInfo(node, index)
@@ -280,6 +288,7 @@ class WarmCluster:
                     *(p.namespace for p in pending), *filter(None, [extra_namespace])
                 ),
                 objects={k: list(v.values()) for k, v in self._objects.items()},
+                node_topologies=dict(self._topologies),
                 source=self.source,
             )
 

@@ -243,11 +243,24 @@ def _pdb_columns(obj: Obj) -> dict[str, Any]:
     }
 
 
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
 def _event_columns(obj: Obj) -> dict[str, Any]:
+    """How often and when last: a repeated event of ``events.k8s.io/v1`` (kube-scheduler
+    v1.36 writes those) has ``count`` and ``lastTimestamp`` null in the core view and
+    keeps them in ``series.count`` and ``series.lastObservedTime`` instead."""
     involved = _dict(obj, "involvedObject", obj.get("involvedObject"))
-    count = obj.get("count")
+    series = _dict(obj, "series", obj.get("series"))
+    count = _positive_int(series.get("count")) or _positive_int(obj.get("count")) or 1
     last = (
-        obj.get("lastTimestamp") or obj.get("eventTime") or obj["metadata"].get("creationTimestamp")
+        series.get("lastObservedTime")
+        or obj.get("lastTimestamp")
+        or obj.get("eventTime")
+        or obj["metadata"].get("creationTimestamp")
     )
     return {
         "reason": str(obj.get("reason") or ""),
@@ -255,7 +268,7 @@ def _event_columns(obj: Obj) -> dict[str, Any]:
         "involved_kind": str(involved.get("kind") or ""),
         "involved_namespace": str(involved.get("namespace") or ""),
         "involved_name": str(involved.get("name") or ""),
-        "count": count if isinstance(count, int) and not isinstance(count, bool) else 1,
+        "count": count,
         "last_seen": _time(last),
     }
 

@@ -9,13 +9,16 @@ place where the scheduler's view and the hardware's disagree.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from dashboard.cluster.models import Cluster
 from scheduler_engine import hardware_view
-from scheduler_engine.hardware_view import GpuDevice, NodeGpuView
+from scheduler_engine.cluster import ClusterState
+from scheduler_engine.hardware_view import GPU_RESOURCE, GpuDevice, NodeGpuView
 
 from . import live
 
@@ -175,14 +178,14 @@ class Fleet:
 
 def gpu_views(cluster: Cluster) -> dict[str, NodeGpuView]:
     """Every GPU node's view, by node name, as of now."""
-    return live.derived(cluster, "gpu views", lambda w: hardware_view.gpu_views(w.state()))
+    return live.derived(cluster, "gpu views", lambda w: _views(cluster.pk, w.state()))
 
 
 def node_view(cluster: Cluster, node: str) -> NodeGpuView | None:
     """One node's view (None for a node without GPUs, or no such node)."""
 
     def compute(warm: Any) -> NodeGpuView | None:
-        return hardware_view.node_gpu_view(warm.state(), node)
+        return _views(cluster.pk, warm.state(), only=node).get(node)
 
     return live.derived(cluster, ("gpu view", node), compute)
 
@@ -200,6 +203,107 @@ def inconsistencies(cluster: Cluster) -> list[dict[str, Any]]:
         for name, view in gpu_views(cluster).items()
         for i in view.inconsistencies
     ]
+
+
+# -- one node at a time -------------------------------------------------------------
+#
+# A node's view reads only its own objects: the node, its ResourceSlices, the claims
+# allocated from its pools (and whether the pods they are reserved for exist), its
+# running GPU pods and its NodeResourceTopology. Each node's view is kept with those
+# inputs and computed again only when one of them is another object: a change of one
+# pod costs one node's view, not the fleet's. The kept inputs hold the old objects,
+# so their identities cannot be reused by new ones.
+
+Inputs = tuple[Any, ...]
+_kept: dict[int, dict[str, tuple[Inputs, NodeGpuView | None]]] = {}
+_kept_lock = threading.Lock()
+
+
+def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, ClusterState]]:
+    """Per node: what its view reads (for comparison) and that part of the state."""
+    slices: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    pool_node: dict[tuple[Any, Any], str] = {}
+    for s in state.of_kind("ResourceSlice"):
+        spec = s.get("spec") or {}
+        node = spec.get("nodeName")
+        if node:
+            slices[str(node)].append(s)
+            pool_node[(spec.get("driver"), (spec.get("pool") or {}).get("name") or node)] = node
+    pods_by_uid = {p.uid: p for p in state.pods if p.uid}
+    pods_by_key = {p.key: p for p in state.pods}
+    claims: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    reserved: dict[str, list[Any]] = defaultdict(list)
+    for c in state.of_kind("ResourceClaim"):
+        status = c.get("status") or {}
+        alloc = status.get("allocation") or {}
+        nodes = {
+            pool_node.get((r.get("driver"), r.get("pool")))
+            for r in (alloc.get("devices") or {}).get("results") or []
+        }
+        for term in (alloc.get("nodeSelector") or {}).get("nodeSelectorTerms") or []:
+            for f in term.get("matchFields") or []:
+                if f.get("key") == "metadata.name":
+                    nodes.update(f.get("values") or [])
+        nodes.discard(None)
+        if not nodes:
+            continue
+        ns = (c.get("metadata") or {}).get("namespace") or "default"
+        holders = [
+            pods_by_uid.get(r.get("uid")) or pods_by_key.get(f"{ns}/{r.get('name')}")
+            for r in status.get("reservedFor") or []
+        ]
+        for n in nodes:
+            claims[n].append(c)
+            reserved[n].extend(holders)
+    running: dict[str, list[Any]] = defaultdict(list)
+    for p in state.pods:
+        if p.node_name and p.requests.get(GPU_RESOURCE):
+            running[p.node_name].append(p)
+    out = {}
+    for node in state.nodes:
+        n = node.name
+        nrt = state.node_topologies.get(n)
+        pods = running.get(n, [])
+        found = [p for p in reserved.get(n, []) if p is not None]
+        inputs = (node, nrt, *slices.get(n, ()), "|", *claims.get(n, ()), "|", *pods, "|", *found)
+        part = ClusterState(
+            nodes=[node],
+            pods=[*pods, *(p for p in found if p not in pods)],
+            objects={"ResourceSlice": slices.get(n, []), "ResourceClaim": claims.get(n, [])},
+            node_topologies={n: nrt} if nrt is not None else {},
+            source=state.source,
+        )
+        out[n] = (inputs, part)
+    return out
+
+
+def _same(a: Inputs, b: Inputs) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _views(cluster_id: int, state: ClusterState, only: str | None = None) -> dict[str, NodeGpuView]:
+    """The GPU nodes' views (or ``only`` one node's), reusing those whose inputs are the same."""
+    inputs = _inputs(state)
+    with _kept_lock:
+        kept = _kept.setdefault(cluster_id, {})
+        if only is None:
+            for gone in kept.keys() - inputs.keys():
+                del kept[gone]
+    out: dict[str, NodeGpuView] = {}
+    for name, (key, part) in inputs.items():
+        if only is not None and name != only:
+            continue
+        with _kept_lock:
+            old = kept.get(name)
+        if old is not None and _same(old[0], key):
+            view = old[1]
+        else:
+            view = hardware_view.node_gpu_view(part, name)
+            with _kept_lock:
+                kept[name] = (key, view)
+        if view is not None:
+            out[name] = view
+    return out
 
 
 # -- shaping -----------------------------------------------------------------------

@@ -58,3 +58,28 @@ def test_a_bad_profile_version_is_a_form_error_not_a_500(demo, operator):
         page = response.content.decode()
         assert "Could not start the dry-run: profile_version" in page, raw
     assert not DryRun.objects.exists()
+
+
+def test_a_repeated_event_says_how_often_and_when_last(demo, viewer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.cluster.models import Event
+
+    Event.objects.filter(cluster=demo).delete()
+    Event.objects.create(
+        cluster=demo,
+        namespace="ml-training",
+        name="bad-request-16gpu.1",
+        obj={},
+        reason="FailedScheduling",
+        message="0/20 nodes are available: 20 Insufficient nvidia.com/gpu.",
+        involved_kind="Pod",
+        involved_namespace="ml-training",
+        involved_name="bad-request-16gpu",
+        count=15,
+        last_seen=timezone.now() - timedelta(minutes=3),
+    )
+    page = viewer.get("/clusters/demo/pods/ml-training/bad-request-16gpu/").content.decode()
+    assert "seen 15 times, last 3\xa0minutes ago" in page
