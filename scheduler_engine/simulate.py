@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -682,6 +683,15 @@ class _Run:
             if full and p.key in self.results:
                 by_group.setdefault(full, []).append(p)
                 plugins[full] = pl
+        all_pods: Counter[str] = Counter()
+        on_nodes: Counter[str] = Counter()
+        if by_group:
+            for q in self.ctx.cluster.pods:
+                full = cosched.group_full_name(q)
+                if full:
+                    all_pods[full] += 1
+                    if q.node_name:
+                        on_nodes[full] += 1
         for full, pods in by_group.items():
             pl = plugins[full]
             pg = pl.groups().get(full)
@@ -696,15 +706,8 @@ class _Run:
             atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
             released = sum(1 for a in atts if a is not None and a.forgotten)
             view.placed = view.scheduled + released
-            running = (
-                sum(
-                    1
-                    for q in self.ctx.cluster.pods
-                    if q.node_name and cosched.group_full_name(q) == full
-                )
-                - view.scheduled
-            )
-            siblings = sum(1 for q in self.ctx.cluster.pods if cosched.group_full_name(q) == full)
+            running = on_nodes[full] - view.scheduled
+            siblings = all_pods[full]
             if pg is None:
                 view.status = "PodGroupMissing"
             elif siblings < pg.min_member:
