@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -29,7 +30,7 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .framework.status import Code
-from .gang_diagnosis import GangView, count_reasons, describe_domains
+from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
@@ -160,6 +161,8 @@ class PodResult:
     pre_enqueue: dict[str, str] | None = None
     # a member of a pod group: the gang's diagnosis (see scheduler_engine.gang_diagnosis)
     gang: dict[str, Any] | None = None
+    # running gangs this pod's preemption took members from
+    broke_gangs: list[str] = field(default_factory=list)
     # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
     plugin_results: dict[str, Any] = field(default_factory=dict)
 
@@ -179,6 +182,8 @@ class PodResult:
             d["preEnqueue"] = dict(self.pre_enqueue)
         if self.gang is not None:
             d["gang"] = dict(self.gang)
+        if self.broke_gangs:
+            d["brokeGangs"] = list(self.broke_gangs)
         if self.plugin_results:
             d["pluginResults"] = dict(self.plugin_results)
         if explain:
@@ -664,6 +669,14 @@ class _Run:
         gangs = self._gang_views()
         if gangs:
             summary["gangs"] = gangs
+        broken = broken_gangs(self.ctx.evictions, self.running, self.ctx.cluster.objects)
+        if broken:
+            summary["brokenGangs"] = broken
+            for b in broken:
+                for preemptor in b["preemptors"]:
+                    r = self.results.get(preemptor)
+                    if r is not None:
+                        r.broke_gangs.append(b["name"])
         return SimulationResult(ordered, summary, self.explain, self.stream)
 
     def _gang_views(self) -> list[dict[str, Any]]:
@@ -682,6 +695,15 @@ class _Run:
             if full and p.key in self.results:
                 by_group.setdefault(full, []).append(p)
                 plugins[full] = pl
+        all_pods: Counter[str] = Counter()
+        on_nodes: Counter[str] = Counter()
+        if by_group:
+            for q in self.ctx.cluster.pods:
+                full = cosched.group_full_name(q)
+                if full:
+                    all_pods[full] += 1
+                    if q.node_name:
+                        on_nodes[full] += 1
         for full, pods in by_group.items():
             pl = plugins[full]
             pg = pl.groups().get(full)
@@ -696,15 +718,8 @@ class _Run:
             atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
             released = sum(1 for a in atts if a is not None and a.forgotten)
             view.placed = view.scheduled + released
-            running = (
-                sum(
-                    1
-                    for q in self.ctx.cluster.pods
-                    if q.node_name and cosched.group_full_name(q) == full
-                )
-                - view.scheduled
-            )
-            siblings = sum(1 for q in self.ctx.cluster.pods if cosched.group_full_name(q) == full)
+            running = on_nodes[full] - view.scheduled
+            siblings = all_pods[full]
             if pg is None:
                 view.status = "PodGroupMissing"
             elif siblings < pg.min_member:

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from django.db.models import Exists, OuterRef, ProtectedError, QuerySet
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -239,6 +240,13 @@ class ProfileViewSet(
                 "error_count": len(problems),
             }
         )
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    # not named "schema": that attribute is the view's OpenAPI inspector
+    @action(detail=False, methods=["get"], url_path="schema")
+    def editor_schema(self, request: Request) -> Response:
+        """The configuration's JSON Schema, the plugins with their extension points, args schemas."""
+        return Response(profile_services.editor_schema())
 
 
 class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):

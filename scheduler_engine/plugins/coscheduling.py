@@ -284,6 +284,7 @@ class Coscheduling:
         # group → until when PreFilter refuses it (podGroupBackoffSeconds); minResources checked
         self.backed_off: dict[str, float] = {}
         self.permitted: dict[str, float] = {}
+        self._sibling_index: tuple[list[Pod], dict[tuple[str, str], list[Pod]]] | None = None
 
     # -- the manager's reads ---------------------------------------------------------------
     def groups(self) -> dict[str, CoschedulingPodGroup]:
@@ -314,13 +315,18 @@ class Coscheduling:
         return len(self.assigned.get(full, ()))
 
     def _siblings(self, pod: Pod) -> list[Pod]:
+        """Every pod of the namespace with the pod's group label (the pod lister's answer)."""
         assert self.handle is not None
-        name = group_label(pod)
-        return [
-            p
-            for p in self.handle.cluster.pods
-            if p.namespace == pod.namespace and p.labels.get(POD_GROUP_LABEL) == name
-        ]
+        pods = self.handle.cluster.pods
+        # indexed once per version of the pod list (it is replaced when pods are deleted)
+        if self._sibling_index is None or self._sibling_index[0] is not pods:
+            index: dict[tuple[str, str], list[Pod]] = {}
+            for p in pods:
+                name = p.labels.get(POD_GROUP_LABEL)
+                if name:
+                    index.setdefault((p.namespace, name), []).append(p)
+            self._sibling_index = (pods, index)
+        return self._sibling_index[1].get((pod.namespace, group_label(pod)), [])
 
     def _now(self) -> float:
         return self.handle.now() if self.handle is not None else 0.0

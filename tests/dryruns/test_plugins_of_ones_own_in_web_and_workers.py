@@ -81,3 +81,39 @@ def test_the_system_check_names_a_plugin_that_does_not_load(db):
     errors = [e for e in run_checks() if e.id == "dryruns.E001"]
     assert len(errors) == 1
     assert errors[0].msg.startswith("SCHEDLAB_PLUGINS: plugin no_such_module:Plugin: cannot import")
+
+
+@override_settings(SCHEDLAB_PLUGINS=SPEC)
+def test_live_explanations_run_the_active_profiles_plugin(db):
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.snapshots import import_snapshot
+    from dashboard.dryruns.services.profiles import apply_version, create_profile
+    from dashboard.explain import live
+    from tests.support.fixtures import DEMO
+
+    live.forget()
+    import_snapshot(DEMO, "gpu-mem")
+    cluster = ensure_snapshot_cluster("gpu-mem", str(DEMO))
+    assert live.explain_pod(cluster, "ml-training", "notebook-alice")["node"] == "a100-c-1"
+    version = create_profile(name="gpu-mem", document=_profile())
+    apply_version(cluster, version, force=True)
+    live.forget()
+    r = live.explain_pod(cluster, "ml-training", "notebook-alice")
+    assert r["node"] == "a100-c-2"
+    assert r["pluginScores"]["a100-c-2"]["GPUMemoryScore"]["normalized"] == 100
+
+
+@override_settings(SCHEDLAB_PLUGINS=SPEC)
+def test_the_editor_completes_the_plugin_and_its_args(viewer, db):
+    r = viewer.get("/api/v1/profiles/schema/")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["plugins"]["GPUMemoryScore"] == ["preScore", "score"]
+    args = body["pluginArgs"]["GPUMemoryScore"]
+    assert args["additionalProperties"] is False
+    assert args["properties"]["resourceName"] == {"type": "string", "default": "nvidia.com/gpu"}
+    assert args["properties"]["draDrivers"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": ["gpu.nvidia.com"],
+    }

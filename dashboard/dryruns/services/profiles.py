@@ -16,6 +16,7 @@ from dashboard.cluster.kube.configmaps import apply_configmap
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.clusters import kube_source
 from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate_config
+from scheduler_engine.config.json_schema import editor_schema as _editor_schema
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 
@@ -29,6 +30,7 @@ __all__ = [
     "create_version",
     "diff_documents",
     "diff_versions",
+    "editor_schema",
     "parse_config",
     "rollback",
     "rollback_target",
@@ -122,6 +124,15 @@ def _insert_version(
         author=author if author is not None and author.is_authenticated else None,
         message=message,
     )
+
+
+def editor_schema() -> dict[str, Any]:
+    """What the profile editor completes from: the engine's config schema and its registry."""
+    registry = conf.engine_registry()
+    schema = _editor_schema(registry.capabilities())
+    # plugins of one's own (SCHEDLAB_PLUGINS, entry points) bring their args' schema
+    schema["pluginArgs"].update(registry.args_schemas())
+    return schema
 
 
 def diff_documents(a: str, b: str, a_name: str, b_name: str) -> str:

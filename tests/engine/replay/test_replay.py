@@ -174,7 +174,9 @@ def test_cli_replays_an_openb_csv(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "unallocatedGpuPercentAt100" in capsys.readouterr().out
 
 
-def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
+def test_cli_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     nodes = tmp_path / "n.csv"
     nodes.write_text("sn,cpu_milli\n")
     r = subprocess.run(
@@ -195,23 +197,9 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         f"{nodes}: line 1 (header): missing column(s) memory_mib, gpu, model"
     ]
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scheduler_engine",
-            "replay",
-            "--pods",
-            "x.csv",
-            "--policy",
-            "fgd",
-            "--config",
-            "c.yaml",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 2 and "give --config or --policy, not both" in r.stderr
+    code = main(["replay", "--pods", "x.csv", "--policy", "fgd", "--config", "c.yaml"])
+    assert code == 2
+    assert "give --config or --policy, not both" in capsys.readouterr().err
 
 
 def test_the_batch_diagnosis_changes_no_decision() -> None:
