@@ -219,6 +219,17 @@ class DryRunCreateSerializer(serializers.Serializer):
     )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_SEED)
     explain = serializers.BooleanField(default=False)
+    hardware_view = serializers.BooleanField(
+        default=False,
+        help_text=(
+            "Replay the pending pods with each GPU node's hardware GPU count (the devices its "
+            "ResourceSlices list, else GPU Feature Discovery's nvidia.com/gpu.count) instead of "
+            "nvidia.com/gpu allocatable. The results are the hardware view's placements; "
+            "summary.hardwareView lists the nodes whose count changed (nodes), the placements "
+            "the scheduler's view makes on GPUs that do not exist (phantomPlacements) and the "
+            "pods the two views place differently (moved)."
+        ),
+    )
 
 
 class DryRunSerializer(serializers.ModelSerializer):
@@ -236,6 +247,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "workload_pods",
             "seed",
             "explain",
+            "hardware_view",
             "status",
             "cancel_requested",
             "progress",

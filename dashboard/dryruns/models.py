@@ -83,6 +83,8 @@ class DryRun(models.Model):
     workload_pods = models.PositiveIntegerField(default=0)
     seed = models.BigIntegerField(default=0)
     explain = models.BooleanField(default=False)
+    # replay with each GPU node's hardware GPU count instead of nvidia.com/gpu allocatable
+    hardware_view = models.BooleanField(default=False)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

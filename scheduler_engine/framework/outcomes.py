@@ -44,10 +44,6 @@ def wrap(status: Status, fmt: str, plugin: str) -> Status:
 
 
 # -- what each extension point's method answers: (status, anything else) ------------
-def _status(out: Any) -> tuple[Status | None, Any]:
-    return out, None
-
-
 def _result_then_status(out: Any) -> tuple[Status | None, Any]:
     result, status = out
     return status, result
@@ -92,19 +88,19 @@ _Answer = Callable[[Any], tuple[Status | None, Any]]
 _Detail = Callable[[dict[str, Any], Status | None, Any], None]
 _Finish = Callable[[Status, str], Status]
 
-# point → (how its method answers, what it records beside the status,
+# point → (how its method answers (None: a status alone), what it records beside the status,
 #          how a non-success becomes the point's status before it is recorded)
-POINTS: dict[str, tuple[_Answer, _Detail | None, _Finish | None]] = {
-    "preEnqueue": (_status, None, None),
+POINTS: dict[str, tuple[_Answer | None, _Detail | None, _Finish | None]] = {
+    "preEnqueue": (None, None, None),
     "preFilter": (_result_then_status, _pre_filter_detail, None),
-    "filter": (_status, None, filter_status),
+    "filter": (None, None, filter_status),
     "postFilter": (_result_then_status, _post_filter_detail, None),
-    "preScore": (_status, None, None),
-    "reserve": (_status, None, None),
+    "preScore": (None, None, None),
+    "reserve": (None, None, None),
     "unreserve": (_nothing, None, None),
     "permit": (_status_then_value, _permit_detail, None),
-    "preBind": (_status, None, None),
-    "bind": (_status, None, None),
+    "preBind": (None, None, None),
+    "bind": (None, None, None),
     "postBind": (_nothing, None, None),
 }
 

@@ -199,10 +199,14 @@ class Framework:
         An exception becomes an ERROR status naming the plugin.
         """
         answer, detail, finish = POINTS[point]
+        extra = None
         try:
-            s, extra = answer(method(*args))
+            if answer is None:
+                s = method(*args)
+            else:
+                s, extra = answer(method(*args))
         except Exception as exc:
-            s, extra = plugin_error(exc, name), None
+            s = plugin_error(exc, name)
         if finish is not None and s is not None and s.code != Code.SUCCESS:
             s = finish(s, name)
         rec = self.recorder

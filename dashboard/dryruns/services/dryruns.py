@@ -134,6 +134,7 @@ def create_dry_run(
     workload: Any = None,
     seed: int = 0,
     explain: bool = False,
+    hardware_view: bool = False,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
     """Freeze the cluster state and the workload, validate everything, queue the run."""
@@ -173,6 +174,7 @@ def create_dry_run(
             workload_pods=len(pods),
             seed=seed,
             explain=explain,
+            hardware_view=hardware_view,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

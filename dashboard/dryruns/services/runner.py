@@ -20,6 +20,7 @@ from dashboard import conf
 from dashboard.cluster.services import broadcast
 from scheduler_engine import SchedulerConfig, build_cluster, default_config, simulate
 from scheduler_engine.errors import InputError
+from scheduler_engine.hardware_view import simulate_hardware_view
 
 from .. import codec
 from ..indexes import build_indexes
@@ -159,19 +160,25 @@ def _run(run: DryRun) -> None:
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
         # a dry-run stands in for the controllers too: claims from templates, Immediate PVCs bound
-        result = simulate(
-            state,
-            config,
-            seed=run.seed,
-            explain=explain,
-            progress=_Progress(run.pk),
-            registry=conf.engine_registry(),
-            controllers=True,
-        )
+        options: dict[str, Any] = {
+            "seed": run.seed,
+            "explain": explain,
+            "progress": _Progress(run.pk),
+            "registry": conf.engine_registry(),
+            "controllers": True,
+        }
+        if run.hardware_view:
+            # the scheduler's view, then the hardware's: placements the first makes on
+            # GPUs that do not exist, and pods the two place differently
+            doc = simulate_hardware_view(state, config, **options)
+            summary = {**doc["summary"], "hardwareView": doc["hardwareView"]}
+        else:
+            doc = simulate(state, config, **options).to_dict()
+            summary = doc["summary"]
         t2 = time.perf_counter()
-        results = [compact_result(r) for r in result.to_dict()["results"]]
+        results = [compact_result(r) for r in doc["results"]]
         if run.explain and not explain:
-            result.summary["explainSkipped"] = (
+            summary["explainSkipped"] = (
                 f"{len(state.pending_pods)} pods on {len(state.nodes)} nodes is more than "
                 f"SCHEDLAB_DRYRUN_EXPLAIN_MAX_PAIRS={conf.explain_max_pairs()} to explain per "
                 "node and plugin; messages, placements and preemptions are complete"
@@ -196,13 +203,13 @@ def _run(run: DryRun) -> None:
                 pods_done=len(results),
                 pods_total=len(results),
                 pods_placed=placed,
-                summary=result.summary,
+                summary=summary,
                 metrics=metrics,
                 result_count=len(results),
                 load_seconds=round(t1 - t0, 4),
                 engine_seconds=round(t2 - t1, 4),
                 store_seconds=round(t3 - t2, 4),
-                pods_per_second=result.summary.get("podsPerSecond"),
+                pods_per_second=summary.get("podsPerSecond"),
                 error="",
                 **index_fields(indexes),
             )

@@ -263,6 +263,7 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             profile_version=version,
             source=DryRun.Source.MIRROR,
             explain=request.POST.get("explain", "on") == "on",
+            hardware_view=request.POST.get("hardware_view") == "on",
             user=request.user,
         )
     except BadInput as exc:

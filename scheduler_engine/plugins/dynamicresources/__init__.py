@@ -152,6 +152,15 @@ class ClaimTracker:
             lst[i] = claim
         self.revision += 1
 
+    def delete(self, namespace: str, name: str) -> bool:
+        i = self._idx().get((namespace, name))
+        if i is None:
+            return False
+        del self._claims()[i]
+        self._index = None
+        self.revision += 1
+        return True
+
     # in-flight allocations (Reserve until PreBind or Unreserve)
     def pending_allocation(self, uid: str) -> Mapping[str, Any] | None:
         hit = self.in_flight.get(uid)
@@ -597,6 +606,12 @@ class DynamicResources:
         for i, claim in enumerate(s.claims):
             if s.infos[i].allocation is not None:
                 tracker.remove_pending(str(_meta(claim).get("uid", "")) or _kobj(claim))
+            if i == s.extended and _meta(claim).get("name") != ext.SPECIAL_CLAIM_NAME:
+                # the claim for extended resources was created (PreBind, or an earlier
+                # cycle): upstream deletes it, and the next cycle makes a new one
+                tracker.delete(pod.namespace, str(_meta(claim).get("name", "")))
+                s.claims[i] = ext.placeholder_claim(pod)
+                continue
             if _allocation(claim) is not None and _reserved_for_pod(pod, claim):
                 # PreBind got as far as reserving: take the pod out again
                 fresh = dict(claim)

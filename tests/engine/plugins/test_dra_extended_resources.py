@@ -149,3 +149,31 @@ def test_requests_and_mappings(inits, containers, want_requests, want_mappings) 
     assert [(r["name"], r["exactly"]["count"]) for r in reqs] == want_requests
     assert all(r["exactly"]["deviceClassName"] == GPU for r in reqs)
     assert [(m["containerName"], m["requestName"]) for m in maps] == want_mappings
+
+
+def test_unreserve_after_prebind_deletes_the_claim_it_made() -> None:
+    from scheduler_engine.framework.cycle_state import CycleState
+    from scheduler_engine.framework.node_info import NodeInfo
+    from scheduler_engine.plugins import dynamicresources as dra
+
+    class _Handle:
+        def __init__(self, objs: list[dict[str, Any]]) -> None:
+            self.cluster = build_cluster(objs)
+
+    h = _Handle([gpu_class(), *nodes(1), gpus("n0", 1), ext_pod("p")])
+    pl = dra.new({}, h)
+    [pod] = h.cluster.pods
+    infos = [NodeInfo(n, i) for i, n in enumerate(h.cluster.nodes)]
+    state = CycleState()
+    assert pl.pre_filter(state, pod, infos)[1] is None
+    assert pl.filter(state, pod, infos[0]) is None
+    assert pl.reserve(state, pod, "n0") is None
+    assert pl.pre_bind(state, pod, "n0") is None
+    name = claim_name_for(pod)
+    assert pl.tracker.get("default", name) is not None
+    # binding failed after PreBind: the claim goes, its device is free again
+    pl.unreserve(state, pod, "n0")
+    assert pl.tracker.get("default", name) is None
+    again = CycleState()
+    assert pl.pre_filter(again, pod, infos)[1] is None
+    assert pl.filter(again, pod, infos[0]) is None
