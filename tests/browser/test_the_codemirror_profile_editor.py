@@ -65,6 +65,8 @@ def test_typing_marks_the_mistake_at_its_line_and_completes_names(page, profile)
     page.keyboard.press("Control+Space")
     option = page.locator(".cm-tooltip-autocomplete li").first
     expect(option).to_contain_text("NodeResourcesBalancedAllocation")
+    # CodeMirror ignores Enter for 75 ms after a completion list opens (interactionDelay)
+    page.wait_for_timeout(150)
     page.keyboard.press("Enter")
     expect(page.locator("#cm-document")).to_contain_text("- name: NodeResourcesBalancedAllocation")
     expect(page.locator("#validation .valid")).to_be_visible()
