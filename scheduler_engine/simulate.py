@@ -30,7 +30,7 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .framework.status import Code
-from .gang_diagnosis import GangView, count_reasons, describe_domains
+from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
@@ -161,6 +161,8 @@ class PodResult:
     pre_enqueue: dict[str, str] | None = None
     # a member of a pod group: the gang's diagnosis (see scheduler_engine.gang_diagnosis)
     gang: dict[str, Any] | None = None
+    # running gangs this pod's preemption took members from
+    broke_gangs: list[str] = field(default_factory=list)
     # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
     plugin_results: dict[str, Any] = field(default_factory=dict)
 
@@ -180,6 +182,8 @@ class PodResult:
             d["preEnqueue"] = dict(self.pre_enqueue)
         if self.gang is not None:
             d["gang"] = dict(self.gang)
+        if self.broke_gangs:
+            d["brokeGangs"] = list(self.broke_gangs)
         if self.plugin_results:
             d["pluginResults"] = dict(self.plugin_results)
         if explain:
@@ -665,6 +669,14 @@ class _Run:
         gangs = self._gang_views()
         if gangs:
             summary["gangs"] = gangs
+        broken = broken_gangs(self.ctx.evictions, self.running, self.ctx.cluster.objects)
+        if broken:
+            summary["brokenGangs"] = broken
+            for b in broken:
+                for preemptor in b["preemptors"]:
+                    r = self.results.get(preemptor)
+                    if r is not None:
+                        r.broke_gangs.append(b["name"])
         return SimulationResult(ordered, summary, self.explain, self.stream)
 
     def _gang_views(self) -> list[dict[str, Any]]:
