@@ -41,8 +41,9 @@ MANIFEST = {
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp, override_settings(
-        STATIC_ROOT=tmp, STORAGES=MANIFEST
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        override_settings(STATIC_ROOT=tmp, STORAGES=MANIFEST),
     ):
         call_command("collectstatic", "--noinput", "-v", "0")
         from django.contrib.staticfiles.storage import staticfiles_storage
