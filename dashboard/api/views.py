@@ -41,7 +41,6 @@ from .params import (
 )
 from .permissions import RolePermission
 
-
 # a node's name as Kubernetes allows it (a DNS subdomain)
 NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 
@@ -106,13 +105,13 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise NotFound(str(exc)) from None
         return Response(data)
 
-    @extend_schema(operation_id="clusters_gpu_fleet", responses=s.GpuFleetSerializer)
+    @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
     def gpus(self, request: Request, pk: str | None = None) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(operation_id="clusters_gpu_node", responses=s.GpuNodeSerializer)
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
     @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""

@@ -87,6 +87,8 @@ RESOURCES: dict[str, Resource] = {
         _resource(
             "noderesourcetopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", False
         ),
+        _resource("podgroups", "PodGroup", "scheduling.k8s.io/v1alpha2", True),
+        _resource("workloads", "Workload", "scheduling.k8s.io/v1alpha2", True),
     )
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}
@@ -159,6 +161,8 @@ class KubeServer:
         self.forbid_writes = False
         # API groups this server does not serve ("resource.k8s.io"): 404 for their paths
         self.disabled_groups: set[str] = set()
+        # /readyz answers 500 while True: a server shutting down keeps its watches open
+        self.shutting_down = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._watch_sockets: set[socket.socket] = set()
@@ -231,7 +235,7 @@ class KubeServer:
         return path
 
     def disable_group(self, group: str) -> None:
-        """Stop serving an API group (404), like a cluster where it is not enabled.
+        """Stop serving an API group, or one version of it (404), like a cluster where it is not enabled.
 
         Open watches of its kinds are cut, as when the API server restarts
         without it.
@@ -343,12 +347,24 @@ class _Handler(BaseHTTPRequestHandler):
             return
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        if url.path == "/readyz":
+            body = b"[-]shutdown failed: reason withheld\nreadyz check failed\n"
+            code, body = (500, body) if kube.shutting_down else (200, b"ok")
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         cm = kubeserver_apply.PATH.match(url.path)
         if cm is not None:
             kubeserver_apply.get_configmap(self, cm["ns"], cm["name"])
             return
         res = _BY_PATH.get(url.path)
-        if res is not None and res.api_version.rpartition("/")[0] in kube.disabled_groups:
+        if res is not None and (
+            res.api_version.rpartition("/")[0] in kube.disabled_groups
+            or res.api_version in kube.disabled_groups
+        ):
             # what kube-apiserver answers for a group it does not serve: not a Status
             self.send_response(404)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
