@@ -17,7 +17,16 @@ from typing import Any
 from .framework.snapshot import Snapshot
 from .scheduler.messages import FitError, reason_histogram
 
-__all__ = ["DOMAIN_LABELS", "GangView", "blocking_reason", "describe_domains", "gang_summary"]
+__all__ = [
+    "DOMAIN_LABELS",
+    "GangView",
+    "blocking_reason",
+    "broken_gangs",
+    "describe_domains",
+    "gang_summary",
+]
+
+COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 
 # labels a gang's members are counted by when the group names no topology key
 DOMAIN_LABELS: tuple[str, ...] = (
@@ -164,4 +173,72 @@ def members_by_group(keys: Mapping[str, str | None]) -> dict[str, list[str]]:
     for pod, group in keys.items():
         if group is not None:
             out.setdefault(group, []).append(pod)
+    return out
+
+
+def _membership(pod: Any) -> tuple[str, str] | None:
+    """(group key, API) of a pod in either gang API, or None."""
+    sg = (pod.raw.get("spec") or {}).get("schedulingGroup")
+    if isinstance(sg, Mapping) and sg.get("podGroupName"):
+        return f"{pod.namespace}/{sg['podGroupName']}", "scheduling.k8s.io/v1alpha2"
+    label = pod.labels.get(COSCHEDULING_LABEL)
+    if label:
+        return f"{pod.namespace}/{label}", "scheduling.x-k8s.io/v1alpha1"
+    return None
+
+
+def _min_members(objects: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for o in objects.get("PodGroup", ()):
+        meta = o.get("metadata") or {}
+        spec = o.get("spec") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        api = str(o.get("apiVersion") or "")
+        if api.startswith("scheduling.x-k8s.io/"):
+            mm = spec.get("minMember")
+        else:
+            mm = ((spec.get("schedulingPolicy") or {}).get("gang") or {}).get("minCount")
+        if isinstance(mm, int) and not isinstance(mm, bool):
+            out[(key, api)] = mm
+    return out
+
+
+def broken_gangs(
+    evictions: Sequence[Any],
+    running: Sequence[Any],
+    objects: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> list[dict[str, Any]]:
+    """Running gangs pod-level preemption took members from, and whether they fell below quorum."""
+    hit: dict[tuple[str, str], list[Any]] = {}
+    for e in evictions:
+        m = _membership(e.victim)
+        if m is not None:
+            hit.setdefault(m, []).append(e)
+    if not hit:
+        return []
+    before: Counter[tuple[str, str]] = Counter()
+    for p in running:
+        m = _membership(p)
+        if m is not None:
+            before[m] += 1
+    mins = _min_members(objects)
+    out: list[dict[str, Any]] = []
+    for (key, api), evs in sorted(hit.items()):
+        mm = next(
+            (v for (k, a), v in mins.items() if k == key and a.split("/")[0] == api.split("/")[0]),
+            None,
+        )
+        remaining = before[(key, api)] - len(evs)
+        out.append(
+            {
+                "name": key,
+                "api": api,
+                "minMember": mm,
+                "runningBefore": before[(key, api)],
+                "evicted": [e.victim.key for e in evs],
+                "preemptors": sorted({e.by for e in evs if e.by}),
+                "remaining": remaining,
+                "belowMinMember": mm is not None and remaining < mm,
+            }
+        )
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -207,22 +208,27 @@ def _attr(attrs: Mapping[str, Any], name: str, driver: str) -> Any:
     if raw is None:
         raw = attrs.get(f"{driver}/{name}")
     if isinstance(raw, Mapping):
-        for key in ("string", "int", "bool", "version"):
-            if key in raw:
-                return raw[key]
+        # a DeviceAttribute holds exactly one of int, bool, string, version
+        for v in raw.values():
+            return v
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _bytes(raw: str | int | float) -> int | None:
+    try:
+        return value(parse_quantity(raw))
+    except QuantityError:
+        return None
 
 
 def _memory(capacity: Mapping[str, Any]) -> int | None:
     raw = capacity.get("memory")
     if isinstance(raw, Mapping):
         raw = raw.get("value")
-    if raw is None:
+    if raw is None or isinstance(raw, bool) or not isinstance(raw, str | int | float):
         return None
-    try:
-        return value(parse_quantity(raw))
-    except QuantityError:
-        return None
+    return _bytes(raw)
 
 
 def _is_gpu_device(driver: str, dev_type: Any) -> bool:
@@ -237,8 +243,9 @@ class _Holders:
     def __init__(self, cluster: ClusterState) -> None:
         self.by_device: dict[tuple[str, str, str], tuple[str, tuple[str, ...]]] = {}
         self.orphans: dict[str, list[tuple[str, tuple[str, ...], list[str]]]] = {}
-        pods_by_uid = {p.uid: p for p in cluster.pods if p.uid}
-        pods_by_key = {p.key: p for p in cluster.pods}
+        pods_by_uid = {p.uid for p in cluster.pods if p.uid}
+        pods_by_key = {p.key for p in cluster.pods}
+        pool_nodes: dict[tuple[str, str], set[str]] | None = None
         for claim in cluster.of_kind("ResourceClaim"):
             meta = claim.get("metadata") or {}
             status = claim.get("status") or {}
@@ -262,20 +269,32 @@ class _Holders:
                 self.by_device[dev] = (key, pods)
                 devices.append(dev)
             if reserved and len(missing) == len(reserved):
-                for node in self._nodes_of(alloc, devices, cluster):
+                if pool_nodes is None:
+                    pool_nodes = self._pool_nodes(cluster)
+                for node in self._nodes_of(alloc, devices, pool_nodes):
                     self.orphans.setdefault(node, []).append((key, pods, [d[2] for d in devices]))
 
     @staticmethod
-    def _nodes_of(
-        alloc: Mapping[str, Any], devices: list[tuple[str, str, str]], cluster: ClusterState
-    ) -> set[str]:
-        pools = {(d[0], d[1]) for d in devices}
-        nodes = set()
+    def _pool_nodes(cluster: ClusterState) -> dict[tuple[str, str], set[str]]:
+        out: dict[tuple[str, str], set[str]] = {}
         for s in cluster.of_kind("ResourceSlice"):
             spec = s.get("spec") or {}
             pool = (spec.get("pool") or {}).get("name")
-            if (spec.get("driver"), pool) in pools and spec.get("nodeName"):
-                nodes.add(str(spec["nodeName"]))
+            if spec.get("nodeName"):
+                out.setdefault((str(spec.get("driver")), str(pool)), set()).add(
+                    str(spec["nodeName"])
+                )
+        return out
+
+    @staticmethod
+    def _nodes_of(
+        alloc: Mapping[str, Any],
+        devices: list[tuple[str, str, str]],
+        pool_nodes: Mapping[tuple[str, str], set[str]],
+    ) -> set[str]:
+        nodes: set[str] = set()
+        for d in devices:
+            nodes |= pool_nodes.get((d[0], d[1]), set())
         if not nodes:
             for term in (alloc.get("nodeSelector") or {}).get("nodeSelectorTerms") or []:
                 for f in term.get("matchFields") or []:
@@ -324,6 +343,8 @@ def _dra_devices(
                     pods=pods,
                 )
             )
+    if not any(g.type == "mig" for g in out):
+        return out
     # MIG partitions name their parent by UUID; show it by device name and give
     # the parent (published or not) its partitions
     by_uuid = {g.uuid: g for g in out if g.type == "gpu" and g.uuid}

@@ -191,6 +191,35 @@ class PluginArgs:
     def to_dict(self) -> dict[str, Any]:
         return {self.wire_name(f.name): getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The args as JSON Schema (for editors), each property with its default."""
+        hints = get_type_hints(cls)
+        defaults = cls()
+        props = {}
+        for f in dataclasses.fields(cls):
+            prop = _json_type(hints.get(f.name, Any))
+            prop["default"] = getattr(defaults, f.name)
+            props[cls.wire_name(f.name)] = prop
+        return {"type": "object", "properties": props, "additionalProperties": False}
+
+
+def _json_type(hint: Any) -> dict[str, Any]:
+    simple = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    if hint in simple:
+        return {"type": simple[hint]}
+    origin = typing.get_origin(hint)
+    if origin in (list, tuple):
+        inner = typing.get_args(hint)
+        return {"type": "array", "items": _json_type(inner[0]) if inner else {}}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_json_type(h) for h in typing.get_args(hint)]}
+    if hint is type(None):
+        return {"type": "null"}
+    return {}
+
 
 def check_plugin_class(cls: Any, where: str) -> list[str]:
     """Why ``cls`` cannot be used as a plugin (empty when it can)."""

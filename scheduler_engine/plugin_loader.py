@@ -117,6 +117,7 @@ def register_class(registry: Registry, cls: type, origin: str) -> None:
         args_check=_args_check(args_cls) if args_cls is not None else None,
         events=frozenset(events) if events is not None else None,
         origin=origin,
+        args_schema=args_cls.json_schema() if args_cls is not None else None,
     )
 
 

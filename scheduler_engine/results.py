@@ -65,6 +65,8 @@ class PodResult:
     pre_enqueue: dict[str, str] | None = None
     # a member of a pod group: the gang's diagnosis (see scheduler_engine.gang_diagnosis)
     gang: dict[str, Any] | None = None
+    # running gangs this pod's preemption took members from
+    broke_gangs: list[str] = field(default_factory=list)
     # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
     plugin_results: dict[str, Any] = field(default_factory=dict)
 
@@ -84,6 +86,8 @@ class PodResult:
             d["preEnqueue"] = dict(self.pre_enqueue)
         if self.gang is not None:
             d["gang"] = dict(self.gang)
+        if self.broke_gangs:
+            d["brokeGangs"] = list(self.broke_gangs)
         if self.plugin_results:
             d["pluginResults"] = dict(self.plugin_results)
         if explain:

@@ -28,7 +28,7 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .framework.status import Code
-from .gang_diagnosis import GangView, count_reasons, describe_domains
+from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
@@ -533,6 +533,14 @@ class _Run:
         gangs = self._gang_views()
         if gangs:
             summary["gangs"] = gangs
+        broken = broken_gangs(self.ctx.evictions, self.running, self.ctx.cluster.objects)
+        if broken:
+            summary["brokenGangs"] = broken
+            for b in broken:
+                for preemptor in b["preemptors"]:
+                    r = self.results.get(preemptor)
+                    if r is not None:
+                        r.broke_gangs.append(b["name"])
         return SimulationResult(ordered, summary, self.explain, self.stream)
 
     def _gang_views(self) -> list[dict[str, Any]]:

@@ -108,7 +108,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(responses=s.GpuNodeSerializer)
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
     @action(detail=True, methods=["get"], url_path=r"gpus/(?P<node>[^/]+)")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""

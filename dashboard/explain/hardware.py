@@ -219,8 +219,8 @@ _kept: dict[int, dict[str, tuple[Inputs, NodeGpuView | None]]] = {}
 _kept_lock = threading.Lock()
 
 
-def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, ClusterState]]:
-    """Per node: what its view reads (for comparison) and that part of the state."""
+def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, Any]]:
+    """Per node: what its view reads (for comparison), and how to make that part of the state."""
     slices: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     pool_node: dict[tuple[Any, Any], str] = {}
     for s in state.of_kind("ResourceSlice"):
@@ -229,11 +229,15 @@ def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, ClusterState]]:
         if node:
             slices[str(node)].append(s)
             pool_node[(spec.get("driver"), (spec.get("pool") or {}).get("name") or node)] = node
-    pods_by_uid = {p.uid: p for p in state.pods if p.uid}
-    pods_by_key = {p.key: p for p in state.pods}
     claims: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     reserved: dict[str, list[Any]] = defaultdict(list)
-    for c in state.of_kind("ResourceClaim"):
+    allocated = [
+        c for c in state.of_kind("ResourceClaim") if (c.get("status") or {}).get("allocation")
+    ]
+    if allocated:
+        pods_by_uid = {p.uid: p for p in state.pods if p.uid}
+        pods_by_key = {p.key: p for p in state.pods}
+    for c in allocated:
         status = c.get("status") or {}
         alloc = status.get("allocation") or {}
         nodes = {
@@ -256,25 +260,31 @@ def _inputs(state: ClusterState) -> dict[str, tuple[Inputs, ClusterState]]:
             claims[n].append(c)
             reserved[n].extend(holders)
     running: dict[str, list[Any]] = defaultdict(list)
-    for p in state.pods:
-        if p.node_name and p.requests.get(GPU_RESOURCE):
+    for p in state.pods:  # 50,000 pods: the scalar map directly, not Resource.get
+        if p.node_name and p.requests.scalar.get(GPU_RESOURCE):
             running[p.node_name].append(p)
     out = {}
     for node in state.nodes:
         n = node.name
         nrt = state.node_topologies.get(n)
         pods = running.get(n, [])
-        found = [p for p in reserved.get(n, []) if p is not None]
-        inputs = (node, nrt, *slices.get(n, ()), "|", *claims.get(n, ()), "|", *pods, "|", *found)
-        part = ClusterState(
-            nodes=[node],
-            pods=[*pods, *(p for p in found if p not in pods)],
-            objects={"ResourceSlice": slices.get(n, []), "ResourceClaim": claims.get(n, [])},
-            node_topologies={n: nrt} if nrt is not None else {},
-            source=state.source,
-        )
-        out[n] = (inputs, part)
+        found = [p for p in reserved.get(n, ()) if p is not None]
+        n_slices, n_claims = slices.get(n, []), claims.get(n, [])
+        inputs = (node, nrt, *n_slices, "|", *n_claims, "|", *pods, "|", *found)
+        out[n] = (inputs, (node, nrt, n_slices, n_claims, pods, found))
     return out
+
+
+def _part(state: ClusterState, parts: Any) -> ClusterState:
+    """The part of the state one node's view reads."""
+    node, nrt, slices, claims, pods, found = parts
+    return ClusterState(
+        nodes=[node],
+        pods=[*pods, *(p for p in found if p not in pods)],
+        objects={"ResourceSlice": slices, "ResourceClaim": claims},
+        node_topologies={node.name: nrt} if nrt is not None else {},
+        source=state.source,
+    )
 
 
 def _same(a: Inputs, b: Inputs) -> bool:
@@ -290,7 +300,7 @@ def _views(cluster_id: int, state: ClusterState, only: str | None = None) -> dic
             for gone in kept.keys() - inputs.keys():
                 del kept[gone]
     out: dict[str, NodeGpuView] = {}
-    for name, (key, part) in inputs.items():
+    for name, (key, parts) in inputs.items():
         if only is not None and name != only:
             continue
         with _kept_lock:
@@ -298,7 +308,7 @@ def _views(cluster_id: int, state: ClusterState, only: str | None = None) -> dic
         if old is not None and _same(old[0], key):
             view = old[1]
         else:
-            view = hardware_view.node_gpu_view(part, name)
+            view = hardware_view.node_gpu_view(_part(state, parts), name)
             with _kept_lock:
                 kept[name] = (key, view)
         if view is not None:

@@ -63,6 +63,7 @@ class Registry:
         self._classes: dict[str, type] = {}
         self._args_checks: dict[str, ArgsCheck] = {}
         self._events: dict[str, frozenset[str]] = {}
+        self._args_schemas: dict[str, dict[str, Any]] = {}
         # where each plugin came from ("in-tree", an entry point, a MODULE:CLASS spec)
         self.origins: dict[str, str] = {}
 
@@ -75,6 +76,7 @@ class Registry:
         args_check: ArgsCheck | None = None,
         events: frozenset[str] | None = None,
         origin: str = "in-tree",
+        args_schema: dict[str, Any] | None = None,
     ) -> None:
         if name in self._factories:
             raise ValueError(f"a plugin named {name} already exists")
@@ -85,6 +87,8 @@ class Registry:
             self._args_checks[name] = args_check
         if events is not None:
             self._events[name] = events
+        if args_schema is not None:
+            self._args_schemas[name] = args_schema
 
     def register_module(self, module: ModuleType) -> None:
         """A plugin module: ``NAME``, ``new`` and the class ``PLUGIN`` (or ``new``'s return).
@@ -101,6 +105,10 @@ class Registry:
     def args_checks(self) -> Mapping[str, ArgsCheck]:
         """Plugin name → its own args check (plugins whose args the config layer does not know)."""
         return dict(self._args_checks)
+
+    def args_schemas(self) -> Mapping[str, dict[str, Any]]:
+        """JSON Schemas of the args of plugins that declare typed args (plugin_api)."""
+        return dict(self._args_schemas)
 
     def requeue_events(self) -> Mapping[str, frozenset[str]]:
         """Plugin name → the cluster events that make a pod it rejected worth retrying."""

@@ -69,6 +69,16 @@ def test_the_fleet_links_each_node_to_its_topology(page, demo):
     expect(page.locator('#gpu-node li[data-gpu="gpu-6"] .gpu-parts li')).to_have_count(2)
 
 
+def test_the_overview_lists_the_inconsistencies_after_the_page(page, demo):
+    log_in(page, "viewer", "/clusters/demo/")
+    rows = page.locator("#gpu-views tr[data-kind]")
+    expect(rows.first).to_be_visible()
+    assert rows.count() >= 4
+    expect(
+        page.locator('#gpu-views a[href="/clusters/demo/gpus/dra-gpu-2/"]').first
+    ).to_be_visible()
+
+
 def test_the_gpu_pages_fit_a_phone(phone, demo):
     log_in(phone, "viewer", "/clusters/demo/gpus/dra-gpu-2/")
     for path in (

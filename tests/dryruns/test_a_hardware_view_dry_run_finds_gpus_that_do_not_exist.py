@@ -94,3 +94,21 @@ def test_the_editor_form_starts_one_and_the_page_shows_it(demo_cluster):
         )
     ]
     assert 'href="/clusters/demo/gpus/' in table
+
+
+def test_the_pod_page_form_starts_one_for_that_pod(
+    demo_cluster, django_capture_on_commit_callbacks
+):
+    user = User.objects.create(username="hw-pod-operator")
+    user.groups.add(Group.objects.get_or_create(name="operator")[0])
+    client = Client()
+    client.force_login(user)
+    url = "/clusters/demo/pods/ml-training/bad-request-16gpu/"
+    assert 'name="hardware_view"' in client.get(url).content.decode()
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(url + "dry-run/", {"profile_version": "", "hardware_view": "on"})
+        client.post(url + "dry-run/", {"profile_version": ""})
+    assert list(DryRun.objects.order_by("pk").values_list("hardware_view", flat=True)) == [
+        True,
+        False,
+    ]

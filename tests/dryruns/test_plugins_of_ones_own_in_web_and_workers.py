@@ -101,3 +101,19 @@ def test_live_explanations_run_the_active_profiles_plugin(db):
     r = live.explain_pod(cluster, "ml-training", "notebook-alice")
     assert r["node"] == "a100-c-2"
     assert r["pluginScores"]["a100-c-2"]["GPUMemoryScore"]["normalized"] == 100
+
+
+@override_settings(SCHEDLAB_PLUGINS=SPEC)
+def test_the_editor_completes_the_plugin_and_its_args(viewer, db):
+    r = viewer.get("/api/v1/profiles/schema/")
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["plugins"]["GPUMemoryScore"] == ["preScore", "score"]
+    args = body["pluginArgs"]["GPUMemoryScore"]
+    assert args["additionalProperties"] is False
+    assert args["properties"]["resourceName"] == {"type": "string", "default": "nvidia.com/gpu"}
+    assert args["properties"]["draDrivers"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": ["gpu.nvidia.com"],
+    }

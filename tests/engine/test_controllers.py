@@ -9,21 +9,19 @@ controller's binding exist before scheduling, and the summary says so.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from scheduler_engine import build_cluster, simulate
+from scheduler_engine.cli import main as cli_main
 from scheduler_engine.controllers import claim_generate_name
 
 from .builders import make_node, make_pod
 from .plugins.storage_objects import pv, pvc, storage_class
 from .plugins.test_dynamicresources import GPU, dclass, gpus
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def template(name: str, count: int = 1) -> dict[str, Any]:
@@ -156,13 +154,14 @@ def test_the_pv_controller_binds_the_smallest_matching_volume() -> None:
     ]
 
 
-def test_cli_flag(tmp_path: Path) -> None:
+def test_cli_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     snap = tmp_path / "snap.yaml"
     snap.write_text(yaml.safe_dump_all([*dra_cluster(), template_pod()]))
-    base = [sys.executable, "-m", "scheduler_engine", "simulate", "--snapshot", str(snap)]
-    bare = json.loads(subprocess.run(base, capture_output=True, text=True, cwd=ROOT).stdout)
-    out = subprocess.run([*base, "--controllers"], capture_output=True, text=True, cwd=ROOT)
-    doc = json.loads(out.stdout)
+    base = ["simulate", "--snapshot", str(snap)]
+    assert cli_main(base) == 0
+    bare = json.loads(capsys.readouterr().out)
+    assert cli_main([*base, "--controllers"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     assert bare["results"][0]["status"] == "Skipped" and "controllers" not in bare["summary"]
     assert doc["results"][0]["status"] == "Scheduled"
     assert len(doc["summary"]["controllers"]["resourceClaims"]) == 1

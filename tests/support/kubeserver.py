@@ -159,6 +159,8 @@ class KubeServer:
         self.forbid_writes = False
         # API groups this server does not serve ("resource.k8s.io"): 404 for their paths
         self.disabled_groups: set[str] = set()
+        # /readyz answers 500 while True: a server shutting down keeps its watches open
+        self.shutting_down = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._watch_sockets: set[socket.socket] = set()
@@ -343,6 +345,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        if url.path == "/readyz":
+            body = b"[-]shutdown failed: reason withheld\nreadyz check failed\n"
+            code, body = (500, body) if kube.shutting_down else (200, b"ok")
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         cm = kubeserver_apply.PATH.match(url.path)
         if cm is not None:
             kubeserver_apply.get_configmap(self, cm["ns"], cm["name"])

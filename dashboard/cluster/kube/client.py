@@ -176,6 +176,33 @@ class KubeClient:
             raise ApiException.from_response(http_resp=resp, body=None, data=None)
         return resp.response
 
+    def ready(self, timeout: float = 2.0) -> tuple[bool, str]:
+        """``GET /readyz``: (True, "") when the API server says it is ready, else (False, why).
+
+        During a graceful shutdown kube-apiserver answers 500 here while it
+        still serves the watches it has open.
+        """
+        try:
+            request = self.api_client.param_serialize(
+                method="GET",
+                resource_path="/readyz",
+                header_params={"Accept": "text/plain"},
+                auth_settings=["BearerToken"],
+            )
+            resp = self.api_client.call_api(*request, _request_timeout=(CONNECT_TIMEOUT, timeout))
+            body = resp.read()
+            if 200 <= resp.status <= 299 or resp.status in (401, 403, 404):
+                # 404: a server without /readyz; 401/403: not ours to see: no verdict
+                return True, ""
+            first = body.decode("utf-8", "replace").strip().splitlines()[:1]
+            return False, f"readyz: HTTP {resp.status}" + (f" {first[0]}" if first else "")
+        except Exception as exc:
+            try:
+                error = translate(exc, "readyz")
+            except Exception:
+                return False, f"readyz: {type(exc).__name__}"
+            return False, str(error)
+
     @classmethod
     def from_source(cls, source: KubeSource) -> KubeClient:
         return cls(build_api_client(source))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..kinds import KindSpec
-from ..kube import KubeClient, KubeError, KubeGone, KubeNotFound
+from ..kube import KubeClient, KubeError, KubeGone, KubeNotFound, KubeUnreachable
 from ..models import Cluster
 from . import messages
 from .health import UNAVAILABLE
@@ -153,6 +153,7 @@ class Informer(threading.Thread):
             except KubeError as exc:
                 if self.shared.stop.is_set():
                     break
+                since = self.shared.wake.generation
                 delay = self.backoff.next()
                 log.warning(
                     "%s: %s: %s (%s); relisting in %.1fs",
@@ -167,7 +168,11 @@ class Informer(threading.Thread):
                 )
                 need_list = True
                 self._drop_client()
-                self.shared.stop.wait(delay)
+                if isinstance(exc, KubeUnreachable) or getattr(exc, "code", 0) >= 500:
+                    # the server is away: the readiness probe wakes us when it is back
+                    self.shared.wake.wait(since, delay, self.shared.stop)
+                else:
+                    self.shared.stop.wait(delay)
             except Exception:
                 if self.shared.stop.is_set():
                     break

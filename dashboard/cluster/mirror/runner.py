@@ -14,6 +14,7 @@ from ..models import Cluster
 from ..services.clusters import kube_source
 from .health import MirrorHealth
 from .informer import Informer
+from .probe import ReadinessProbe, ServerWake
 from .shared import MirrorOptions, MirrorShared
 from .writer import Writer
 
@@ -67,9 +68,20 @@ class Mirror:
             health=self.health,
             stop=self.stop_event,
             options=self.options,
+            wake=ServerWake(),
         )
+        self.shared = shared
         self.writer = Writer(shared)
         self.informers = [Informer(shared, spec, self.client_factory) for spec in KINDS]
+        self.probe = ReadinessProbe(
+            cluster.name,
+            self.health,
+            shared.wake,
+            self.stop_event,
+            self.client_factory,
+            fast_seconds=self.options.probe_fast,
+            slow_seconds=self.options.probe_slow,
+        )
 
     def start(self) -> Mirror:
         log.info(
@@ -81,14 +93,17 @@ class Mirror:
         self.writer.start()
         for informer in self.informers:
             informer.start()
+        self.probe.start()
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
         for informer in self.informers:
             informer.close_streams()
+        self.shared.wake.bump()  # informers waiting for the server see stop at once
         for informer in self.informers:
             informer.join(timeout)
+        self.probe.join(timeout)
         self.writer.join(timeout)
         self.writer.save_health(
             force=True, mirror_status=Cluster.MirrorStatus.STOPPED, connected=False

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from .backoff import Backoff
 from .health import MirrorHealth
+from .probe import ServerWake
 
 __all__ = ["MirrorOptions", "MirrorShared"]
 
@@ -23,6 +24,9 @@ class MirrorOptions:
     backoff_max: float = 30.0
     batch_seconds: float = 0.05
     queue_size: int = 64
+    # /readyz every probe_fast seconds while kinds fail, every probe_slow otherwise
+    probe_fast: float = 0.5
+    probe_slow: float = 5.0
 
     @classmethod
     def from_settings(cls) -> MirrorOptions:
@@ -46,6 +50,7 @@ class MirrorShared:
     health: MirrorHealth
     stop: threading.Event
     options: MirrorOptions
+    wake: ServerWake
 
     def backoff(self) -> Backoff:
         """A fresh backoff for one thread."""

@@ -23,6 +23,8 @@ from ..models import PodHistory
 __all__ = ["pending_copy", "prune", "record"]
 
 PRUNE_EVERY_SECONDS = 60.0
+# uids per lookup query (the database's parameter limit is far above)
+_CHUNK = 5000
 _last_prune: dict[int, float] = {}
 
 
@@ -67,9 +69,15 @@ def record(
     now = now or timezone.now()
     rows = {(r.uid or f"{r.namespace}/{r.name}"): r for r in upserted}
     if rows:
-        stored = {
-            h.uid: h for h in PodHistory.objects.filter(cluster_id=cluster_id, uid__in=list(rows))
-        }
+        uids = list(rows)
+        stored: dict[str, PodHistory] = {}
+        for i in range(0, len(uids), _CHUNK):
+            stored.update(
+                (h.uid, h)
+                for h in PodHistory.objects.filter(
+                    cluster_id=cluster_id, uid__in=uids[i : i + _CHUNK]
+                )
+            )
         new, changed = [], []
         for uid, r in rows.items():
             obj = r.obj
@@ -91,8 +99,12 @@ def record(
                     )
                 )
                 continue
-            h.obj = pending_copy(obj)
-            if node and not h.bound_at:
+            pending = pending_copy(obj)
+            binds = bool(node and not h.bound_at)
+            if pending == h.obj and not binds:
+                continue  # a status update: nothing a trace keeps changed
+            h.obj = pending
+            if binds:
                 h.node_name = node
                 h.bound_at = _bound_time(obj) or now
             changed.append(h)

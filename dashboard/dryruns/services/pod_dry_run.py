@@ -18,6 +18,7 @@ def start_pod_dry_run(
     name: str,
     version: ProfileVersion | None,
     *,
+    hardware_view: bool = False,
     user: Any = None,
 ) -> DryRun:
     """Queue the run; other pending pods are left out so the result is about this pod alone."""
@@ -40,5 +41,6 @@ def start_pod_dry_run(
         source=DryRun.Source.SNAPSHOT,
         snapshot=items,
         explain=True,
+        hardware_view=hardware_view,
         user=user,
     )

@@ -128,7 +128,11 @@ def _insert_version(
 
 def editor_schema() -> dict[str, Any]:
     """What the profile editor completes from: the engine's config schema and its registry."""
-    return _editor_schema(conf.engine_registry().capabilities())
+    registry = conf.engine_registry()
+    schema = _editor_schema(registry.capabilities())
+    # plugins of one's own (SCHEDLAB_PLUGINS, entry points) bring their args' schema
+    schema["pluginArgs"].update(registry.args_schemas())
+    return schema
 
 
 def diff_documents(a: str, b: str, a_name: str, b_name: str) -> str:

@@ -23,7 +23,7 @@ from dashboard.dryruns import selectors as dryrun_selectors
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
-from dashboard.explain import hardware, live
+from dashboard.explain import live
 from dashboard.explain.events import event_rows
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
@@ -73,7 +73,6 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
         "overview": selectors.overview(cluster),
         "reasons": reasons,
         "reasons_source": source,
-        "inconsistencies": hardware.inconsistencies(cluster),
     }
     return render(request, "dashboard/overview.html", context)
 
@@ -215,7 +214,14 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             )
             return redirect(back)
     try:
-        run = start_pod_dry_run(cluster, namespace, pod, version, user=request.user)
+        run = start_pod_dry_run(
+            cluster,
+            namespace,
+            pod,
+            version,
+            hardware_view=request.POST.get("hardware_view") == "on",
+            user=request.user,
+        )
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
         return redirect(back)

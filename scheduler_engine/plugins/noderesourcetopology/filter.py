@@ -112,6 +112,13 @@ def _subtract(numa_nodes: list[NUMANode], numa_id: int, qos: str, requests: Reso
             numa.resources[name] = left
 
 
+def _ok(detail: str) -> Status:
+    """Success, saying where the kubelet would align the pod (recorded with ``--explain``)."""
+    s = Status(Code.SUCCESS)
+    s.detail = detail
+    return s
+
+
 def _status(reason: str, detail: str) -> Status:
     s = Status(Code.UNSCHEDULABLE, reason)
     s.detail = detail
@@ -151,7 +158,7 @@ def single_numa_container_level(
         except ValueError as exc:
             return Status(Code.ERROR, "inconsistent resource accounting", str(exc))
         placed.append(f"{c.get('name')} on node-{numa_id}")
-    return None
+    return _ok(f"containers aligned: {', '.join(placed)}")
 
 
 def single_numa_pod_level(
@@ -161,12 +168,12 @@ def single_numa_pod_level(
     numa_nodes: list[NUMANode],
     qos: str,
 ) -> Status | None:
-    _, ok, why = resources_available_in_any_numa_node(
+    numa_id, ok, why = resources_available_in_any_numa_node(
         node_info, manager, numa_nodes, qos, pod_effective_request(pod_raw)
     )
     if not ok:
         return _status(ERR_ALIGN_POD, f"pod: {why}")
-    return None
+    return _ok(f"pod aligned on node-{numa_id}")
 
 
 HANDLERS = {SCOPE_POD: single_numa_pod_level, SCOPE_CONTAINER: single_numa_container_level}

@@ -252,3 +252,20 @@ def test_bad_feature_gates_exit_2(flag: str, error: str, tmp_path, capsys) -> No
     snap.write_text("apiVersion: v1\nkind: List\nitems: []\n")
     assert main(["simulate", "--snapshot", str(snap), "--feature-gates", flag]) == 2
     assert capsys.readouterr().err.strip() == error
+
+
+def test_pod_level_preemption_shows_the_gangs_it_broke() -> None:
+    # a running 2-member gang (minCount 2); a high-priority ordinary pod evicts one member
+    running = [member(f"r{i}", "g").req(cpu="3").priority(1).node(f"n{i}") for i in range(2)]
+    urgent = make_pod("urgent").req(cpu="3").priority(1000)
+    res = run(*nodes(2), *running, native_pod_group("g", 2), urgent)
+    (b,) = res.summary["brokenGangs"]
+    assert b["name"] == "default/g"
+    assert (b["minMember"], b["runningBefore"], b["remaining"], b["belowMinMember"]) == (
+        2,
+        2,
+        1,
+        True,
+    )
+    assert b["preemptors"] == ["default/urgent"]
+    assert by_pod(res)["default/urgent"]["brokeGangs"] == ["default/g"]

@@ -446,7 +446,7 @@ POD_SCOPE = [
 def test_multi_container_pod_scope(name, containers, want):
     h = Harness([nrt("host0", POD, *HOST0)])
     status = h.filter(guaranteed(*containers), "host0")
-    assert (status.message() if status else None) == want
+    assert (None if status is None or status.is_success() else status.message()) == want
 
 
 CONTAINER_SCOPE = [
@@ -564,7 +564,7 @@ CONTAINER_SCOPE = [
 def test_multi_container_container_scope(name, init, app, want):
     h = Harness([nrt("host0", CONTAINER, *HOST0)])
     status = h.filter(with_init(init, app), "host0")
-    assert (status.message() if status else None) == want
+    assert (None if status is None or status.is_success() else status.message()) == want
 
 
 def test_explanations_say_which_numa_zone_could_not_hold_what():
@@ -623,3 +623,12 @@ def test_a_profile_with_the_plugin_explains_numa_rejections():
     assert failure["detail"] == (
         "container cnt-1: no NUMA node has 33 cpu available (node-0 has 30, node-1 has 32)"
     )
+
+
+def test_a_fit_says_where_the_kubelet_would_align_it():
+    h = Harness([nrt("host0", CONTAINER, *HOST0)])
+    s = h.filter(with_init([], [{CPU: "20", MEMORY: "40G"}, {CPU: "20", MEMORY: "40G"}]), "host0")
+    assert s.is_success() and s.detail == "containers aligned: cnt-1 on node-0, cnt-2 on node-1"
+    h = Harness([nrt("host0", POD, *HOST0)])
+    s = h.filter(guaranteed({CPU: "31", MEMORY: "1Gi"}), "host0")
+    assert s.is_success() and s.detail == "pod aligned on node-1"
