@@ -63,3 +63,47 @@ def test_a_gang_workload_is_placed_whole_or_not_at_all():
     res = simulate(build_cluster(nodes + fits + too_big), cfg, registry=reg).to_dict()
     status = {g["name"]: (g["status"], g["scheduled"]) for g in res["summary"]["gangs"]}
     assert status == {"train/fits": ("Scheduled", 16), "train/too-big": ("Unschedulable", 0)}
+
+
+def _config(strategy: str) -> object:
+    doc = {
+        **COSCHEDULING,
+        "profiles": [
+            {
+                **COSCHEDULING["profiles"][0],
+                "pluginConfig": [
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "scoringStrategy": {
+                                "type": strategy,
+                                "resources": [
+                                    {"name": "cpu", "weight": 1},
+                                    {"name": "nvidia.com/gpu", "weight": 3},
+                                ],
+                            }
+                        },
+                    }
+                ],
+            }
+        ],
+    }
+    reg = default_registry()
+    return load_config(doc, **reg.config_kwargs()), reg
+
+
+def test_a_16_pod_gang_fits_only_after_a_bin_packing_profile():
+    # 18 nodes of 8 GPUs; 16 one-GPU pods go first (higher priority), then a gang of
+    # 16 pods that each need a whole node
+    nodes = [node(i) for i in range(18)]
+    small = expand_workload([{**gang("small", 16), "kind": "Job"}])
+    for p in small:
+        p["spec"]["priority"] = 1000
+    big = expand_workload([gang("big", 16, gpus=8)])
+    outcome = {}
+    for strategy in ("LeastAllocated", "MostAllocated"):
+        cfg, reg = _config(strategy)
+        res = simulate(build_cluster(nodes + small + big), cfg, registry=reg).to_dict()
+        (g,) = [g for g in res["summary"]["gangs"] if g["name"] == "train/big"]
+        outcome[strategy] = (g["status"], g["scheduled"])
+    assert outcome == {"LeastAllocated": ("Unschedulable", 0), "MostAllocated": ("Scheduled", 16)}
