@@ -13,6 +13,7 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from celery import current_app
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -34,6 +35,9 @@ from .results import index_fields, store_indexes
 __all__ = ["dry_run_group", "reap_stale_runs", "run_dry_run"]
 
 log = logging.getLogger(__name__)
+
+# the Celery task that runs a dry-run (dashboard.dryruns.tasks)
+RUN_TASK = "dryruns.run"
 
 # how often a running dry-run saves progress, checks for cancellation and beats
 PROGRESS_INTERVAL = 0.5
@@ -230,8 +234,6 @@ def reap_stale_runs() -> int:
     (``SCHEDLAB_DRYRUN_MAX_ATTEMPTS``) it is marked failed. Nothing of a lost
     attempt was stored: results are written in one transaction at the end.
     """
-    from ..tasks import run_dry_run_task
-
     seconds = conf.stale_seconds()
     cutoff = timezone.now() - timedelta(seconds=seconds)
     with transaction.atomic():
@@ -252,7 +254,8 @@ def reap_stale_runs() -> int:
             )
             for pk in again:
                 log.warning("dry-run %s lost its worker: queued again", pk)
-                transaction.on_commit(lambda pk=pk: run_dry_run_task.delay(pk))
+                # by name: the task module imports this one
+                transaction.on_commit(lambda pk=pk: current_app.send_task(RUN_TASK, args=(pk,)))
         if lost:
             DryRun.objects.filter(pk__in=lost).update(
                 status=DryRun.Status.FAILED,
