@@ -74,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
         choices=TIE_BREAKS,
         help="equal top scores: rank (the FGD simulator, default with --policy) or random",
     )
+    r.add_argument(
+        "--percentage-of-nodes-to-score",
+        type=int,
+        metavar="PCT",
+        help="override the configuration's percentageOfNodesToScore (1-100; 0 = adaptive)",
+    )
     r.add_argument("--format", choices=("json", "table"), default="json")
     r.add_argument("--no-timeline", action="store_true", help="leave the per-step timeline out")
     r.add_argument(
@@ -144,6 +150,7 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         read_trace,
         replay,
         trace_typical_pods,
+        with_percentage_of_nodes_to_score,
         with_typical_pods,
     )
 
@@ -158,6 +165,15 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         doc = policy_config_doc(args.policy) if args.policy else default_config_doc()
         label = f"--policy {args.policy}" if args.policy else "the default profile"
         config = load_config(doc, file=label, **registry.config_kwargs())
+    pct = args.percentage_of_nodes_to_score
+    if pct is not None:
+        if not 0 <= pct <= 100:
+            raise InputError(
+                f"must be between 0 and 100, got {pct}",
+                obj="replay",
+                field="--percentage-of-nodes-to-score",
+            )
+        config = with_percentage_of_nodes_to_score(config, pct)
     if args.print_config:
         json.dump(dict(config.source or {}), out, indent=2)
         out.write("\n")

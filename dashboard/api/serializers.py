@@ -90,13 +90,22 @@ class PodSerializer(serializers.ModelSerializer):
         ]
 
 
+class EventSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    reason = serializers.CharField()
+    message = serializers.CharField()
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
     node = serializers.CharField(allow_null=True, required=False)
-    message = serializers.CharField()
+    # null for a pod held back before scheduling whose PodScheduled condition has no message
+    message = serializers.CharField(allow_null=True)
     nominatedNode = serializers.CharField(allow_null=True, required=False)
     victims = serializers.ListField(child=serializers.CharField(), required=False)
+    events = EventSerializer(many=True, required=False)
+    preEnqueue = serializers.DictField(child=serializers.CharField(), required=False)
     scores = serializers.DictField(required=False)
     filterFailures = serializers.DictField(required=False)
     pluginScores = serializers.DictField(required=False)

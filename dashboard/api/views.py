@@ -41,6 +41,9 @@ from .params import (
 )
 from .permissions import RolePermission
 
+# a node's name as Kubernetes allows it (a DNS subdomain)
+NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+
 
 class Base(viewsets.GenericViewSet):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
@@ -102,14 +105,14 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise NotFound(str(exc)) from None
         return Response(data)
 
-    @extend_schema(responses=s.GpuFleetSerializer)
+    @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
     def gpus(self, request: Request, pk: str | None = None) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(responses=s.GpuNodeSerializer)
-    @action(detail=True, methods=["get"], url_path=r"gpus/(?P<node>[^/]+)")
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
+    @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
         cluster = self.get_object()
@@ -119,7 +122,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(view.to_dict())
 
     @extend_schema(responses=s.InconsistencySerializer(many=True))
-    @action(detail=True, methods=["get"], url_path="gpu-inconsistencies")
+    @action(detail=True, methods=["get"], url_path="gpu-inconsistencies", pagination_class=None)
     def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
         """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,
         running pods ask for more than allocatable, or claims hold devices for pods now gone."""

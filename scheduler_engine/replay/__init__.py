@@ -9,7 +9,12 @@ policies.  See ``docs/replay.md``.
 from __future__ import annotations
 
 from .metrics import GpuMetrics, curve, unallocated_at
-from .profiles import default_config_doc, policy_config_doc, with_typical_pods
+from .profiles import (
+    default_config_doc,
+    policy_config_doc,
+    with_percentage_of_nodes_to_score,
+    with_typical_pods,
+)
 from .run import MODES, TIE_BREAKS, ReplayOptions, replay, trace_typical_pods
 from .trace import Trace, TracePod, read_trace, write_jsonl
 from .workload import inflate_workload
@@ -29,6 +34,7 @@ __all__ = [
     "replay",
     "trace_typical_pods",
     "unallocated_at",
+    "with_percentage_of_nodes_to_score",
     "with_typical_pods",
     "write_jsonl",
 ]

@@ -20,7 +20,13 @@ from ..plugins.gpupolicies import GPU_SEL_METHOD, POLICIES, POLICY_ARGS
 from ..plugins.gpupolicies.fragmentation import TypicalPod
 from ..plugins.gpushare import NAME as GPU_SHARE
 
-__all__ = ["POLICY_WEIGHT", "default_config_doc", "policy_config_doc", "with_typical_pods"]
+__all__ = [
+    "POLICY_WEIGHT",
+    "default_config_doc",
+    "policy_config_doc",
+    "with_percentage_of_nodes_to_score",
+    "with_typical_pods",
+]
 
 POLICY_WEIGHT = 1000
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -85,3 +91,20 @@ def with_typical_pods(config: SchedulerConfig, typical: Sequence[TypicalPod]) ->
             prof = dataclasses.replace(prof, plugin_args=plugin_args)
         profiles.append(prof)
     return dataclasses.replace(config, profiles=tuple(profiles))
+
+
+def with_percentage_of_nodes_to_score(config: SchedulerConfig, pct: int) -> SchedulerConfig:
+    """The configuration scoring ``pct`` % of the nodes (0: adaptive) in every profile.
+
+    The shown document says so too (``--print-config``).
+    """
+    profiles = tuple(
+        dataclasses.replace(p, percentage_of_nodes_to_score=None) for p in config.profiles
+    )
+    source = dict(config.source or {})
+    source["percentageOfNodesToScore"] = pct
+    for prof in source.get("profiles") or []:
+        prof.pop("percentageOfNodesToScore", None)
+    return dataclasses.replace(
+        config, profiles=profiles, percentage_of_nodes_to_score=pct, source=source
+    )

@@ -221,3 +221,25 @@ def wait_for_frame(page, frames: list[str], needle: str, timeout: float = 15.0) 
                 return f
         page.wait_for_timeout(50)
     raise AssertionError(f"no websocket frame with {needle!r} in {timeout}s; got {frames[-5:]}")
+
+
+def set_document(page, text: str) -> None:
+    """Replace the profile editor's YAML as a paste would (CodeMirror, or the bare textarea)."""
+    page.wait_for_function("document.getElementById('document')")
+    page.evaluate(
+        """text => {
+            const area = document.getElementById('document');
+            const view = area.schedlabView;
+            if (view) {
+                view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});
+            } else {
+                area.value = text;
+                area.dispatchEvent(new Event('input', {bubbles: true}));
+            }
+        }""",
+        text,
+    )
+
+
+def document_text(page) -> str:
+    return page.evaluate("document.getElementById('document').value")

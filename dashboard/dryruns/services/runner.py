@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from celery import current_app
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -35,9 +35,6 @@ from .results import index_fields, store_indexes
 __all__ = ["dry_run_group", "reap_stale_runs", "run_dry_run"]
 
 log = logging.getLogger(__name__)
-
-# the Celery task that runs a dry-run (dashboard.dryruns.tasks)
-RUN_TASK = "dryruns.run"
 
 # how often a running dry-run saves progress, checks for cancellation and beats
 PROGRESS_INTERVAL = 0.5
@@ -226,8 +223,11 @@ def _run(run: DryRun) -> None:
         _finish(run, DryRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
 
 
-def reap_stale_runs() -> int:
+def reap_stale_runs(requeue: Callable[[int], object]) -> int:
     """Runs whose worker stopped beating: queued again once, then failed; returns how many.
+
+    ``requeue(pk)`` sends a run back to the queue (the task module passes its
+    Celery task's ``delay``, so this service does not import the tasks).
 
     A run lost on its first attempt goes back to ``queued`` and to the queue,
     for whichever worker is alive; lost on its last attempt
@@ -254,8 +254,7 @@ def reap_stale_runs() -> int:
             )
             for pk in again:
                 log.warning("dry-run %s lost its worker: queued again", pk)
-                # by name: the task module imports this one
-                transaction.on_commit(lambda pk=pk: current_app.send_task(RUN_TASK, args=(pk,)))
+                transaction.on_commit(lambda pk=pk: requeue(pk))
         if lost:
             DryRun.objects.filter(pk__in=lost).update(
                 status=DryRun.Status.FAILED,

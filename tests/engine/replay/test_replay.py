@@ -239,3 +239,25 @@ def test_preemption_without_lower_priority_pods_answers_as_the_dry_run(
         slow = simulate(ClusterState(nodes=nodes, pods=pods), cfg).to_dict()
         monkeypatch.undo()
         assert [r["message"] for r in fast["results"]] == [r["message"] for r in slow["results"]]
+
+
+def test_percentage_of_nodes_to_score_cuts_the_search() -> None:
+    from scheduler_engine.replay import with_percentage_of_nodes_to_score
+
+    tr = small_trace(40, n_nodes=10)
+    cfg = config(policy_config_doc("best-fit"), tr)
+    assert cfg.percentage_of_nodes_to_score == 100
+    few = with_percentage_of_nodes_to_score(cfg, 10)
+    assert few.percentage_of_nodes_to_score == 10
+    assert few.source["percentageOfNodesToScore"] == 10
+    opts = ReplayOptions("inflate", 1.3, 2, "rank", "best-fit")
+    # fewer than 100 nodes: every node is still searched (upstream's minimum), same decisions
+    assert replay(tr, few, opts)["timeline"] == replay(tr, cfg, opts)["timeline"]
+
+
+def test_cli_rejects_a_bad_percentage(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["replay", "--pods", "x.csv", "--percentage-of-nodes-to-score", "120"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "replay: --percentage-of-nodes-to-score: must be between 0 and 100, got 120"
+    )
