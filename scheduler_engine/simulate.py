@@ -238,6 +238,7 @@ class _Run:
             cosched = fwk.plugins.get("Coscheduling")
             if cosched is not None:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
+                cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles
