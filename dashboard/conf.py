@@ -129,3 +129,8 @@ def engine_config_kwargs() -> dict[str, Any]:
 def trace_retention_days() -> float:
     """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
     return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))
+
+
+def study_max_runs() -> int:
+    """Most runs (traces x configurations x seeds x percentages) one study may hold."""
+    return int(_get("SCHEDLAB_STUDY_MAX_RUNS", 200))
