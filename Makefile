@@ -53,11 +53,12 @@ bench: install
 # The production image, built here: a Debian base made with debootstrap when
 # no image registry is reachable (BASE_IMAGE=python:3.11-slim-bookworm where
 # one is). Starts a Docker daemon for the build if none runs (scripts/with-docker.sh).
-image:
+# The editor bundle is built here first: the image copies static/ (static/build/ included).
+image: $(BUNDLE)
 	bash scripts/with-docker.sh bash deploy/docker/build-images.sh
 
 # The image plus PostgreSQL and Redis images of docker-compose.offline.yml.
-compose-images:
+compose-images: $(BUNDLE)
 	bash scripts/with-docker.sh bash deploy/docker/build-images.sh --compose
 
 # Build, start the whole stack, log in, mirror, websockets, a dry-run on a

@@ -148,3 +148,8 @@ def feature_gates() -> dict[str, bool] | None:
 def trace_retention_days() -> float:
     """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
     return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))
+
+
+def study_max_runs() -> int:
+    """Most runs (traces x configurations x seeds x percentages) one study may hold."""
+    return int(_get("SCHEDLAB_STUDY_MAX_RUNS", 200))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import time
 
-from dashboard.cluster.models import Node, Pod
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from dashboard.cluster.mirror.health import MirrorHealth
+from dashboard.cluster.models import Cluster, Node, Pod
 from tests.support import objects as b
 from tests.support.mirror import wait_until, wait_watching
 
@@ -101,3 +106,57 @@ def test_an_expired_continue_token_restarts_the_list(kube, live_cluster, start_m
 
     assert ExpiringOnce.expired and original is dict
     assert len(_names(live_cluster)) == 7
+
+
+# -- the database and the mirror process fail, not the API server ----------
+
+
+def _terminate_our_connections() -> int:
+    """pg_terminate_backend every other connection to this test's own database."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+def test_postgres_connections_terminated_during_a_sync(kube, live_cluster, start_mirror):
+    names = {f"p{i:03d}" for i in range(120)}
+    for name in sorted(names):
+        kube.apply(b.pod(name))
+    before = timezone.now()
+    mirror = start_mirror(live_cluster)
+    terminated = 0
+    deadline = time.monotonic() + 10
+    # Cut the writer's connections over and over while pages arrive (2 pods a page).
+    while mirror.writer.batches < 20 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    for _ in range(5):
+        terminated += _terminate_our_connections()
+        time.sleep(0.05)
+    assert terminated, "the mirror held no connection to cut"
+    kube.apply(b.pod("after"))
+
+    wait_watching(live_cluster, timeout=15)
+    wait_until(lambda: _names(live_cluster) == names | {"after"}, what="every pod stored")
+    assert Pod.objects.filter(cluster=live_cluster).count() == len(names) + 1
+    # The health says a fault happened, and when, even though it has recovered.
+    cluster = Cluster.objects.get(pk=live_cluster.pk)
+    assert cluster.last_error_at is not None and cluster.last_error_at >= before
+    assert cluster.connected and not cluster.last_error
+
+
+def test_failed_database_writes_show_in_the_health_until_one_succeeds():
+    health = MirrorHealth(["pods"])
+    health.synced("pods", "7")
+    health.set("pods", Cluster.MirrorStatus.WATCHING)
+    health.database("terminating connection due to administrator command")
+    summary = health.summary()
+    assert summary["mirror_status"] == Cluster.MirrorStatus.ERROR
+    assert summary["last_error"] == "database: connection terminated"
+    assert not summary["connected"]
+    health.database("")
+    summary = health.summary()
+    assert summary["mirror_status"] == Cluster.MirrorStatus.WATCHING and summary["connected"]
+    assert health.last_error_wall is not None  # stored as last_error_at
