@@ -138,7 +138,12 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         url_path=r"gangs/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)",
     )
     def gang(
-        self, request: Request, pk: str | None = None, namespace: str = "", name: str = "", **kw: Any
+        self,
+        request: Request,
+        pk: str | None = None,
+        namespace: str = "",
+        name: str = "",
+        **kw: Any,
     ) -> Response:
         """One pod group with pending members, diagnosed as a job."""
         cluster = self.get_object()
