@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format services browser bench clean image compose-images compose-check
+.PHONY: install run test lint format services browser bench clean screenshots image compose-images compose-check
 
 BUNDLE := static/build/editor.js
 
@@ -35,6 +35,10 @@ test: install services
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest
+
+# The README's screenshots: the browser tests, writing their pictures into docs/.
+screenshots: install services
+	SCHEDLAB_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(PY) -m pytest tests/browser
 
 lint: install
 	$(PY) -m ruff check .

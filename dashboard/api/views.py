@@ -25,6 +25,7 @@ from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services.results import read_results
 from dashboard.explain import hardware
+from dashboard.explain.gangs import GangsUnavailable, find_gang, pending_gangs
 from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
@@ -41,6 +42,8 @@ from .params import (
 )
 from .permissions import RolePermission
 
+NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
+COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
 # a node's name as Kubernetes allows it (a DNS subdomain)
 NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 
@@ -104,6 +107,60 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         except Pod.DoesNotExist as exc:
             raise NotFound(str(exc)) from None
         return Response(data)
+
+    @extend_schema(operation_id="clusters_gangs_list", responses=s.GangSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="gangs", pagination_class=None)
+    def gangs(self, request: Request, pk: str | None = None) -> Response:
+        """Pod groups (either gang API) with pending members: how many fit and where, what
+        blocks the rest by reason, the quorum they lack (the engine, with the active profile).
+        409 when the cluster is too large to schedule within a request."""
+        try:
+            return Response(pending_gangs(self.get_object()))
+        except GangsUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+
+    @extend_schema(
+        operation_id="clusters_gangs_retrieve",
+        responses=s.GangSerializer,
+        parameters=[
+            OpenApiParameter(
+                "api",
+                OpenApiTypes.STR,
+                description="the group's API version, when both gang APIs have a group of "
+                "this name",
+                enum=[NATIVE_GANG_API, COSCHEDULING_API],
+            )
+        ],
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"gangs/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)",
+    )
+    def gang(
+        self,
+        request: Request,
+        pk: str | None = None,
+        namespace: str = "",
+        name: str = "",
+        **kw: Any,
+    ) -> Response:
+        """One pod group with pending members, diagnosed as a job."""
+        cluster = self.get_object()
+        api = request.query_params.get("api")
+        if api is not None and api not in (NATIVE_GANG_API, COSCHEDULING_API):
+            raise ValidationError(
+                {"api": [f"must be {NATIVE_GANG_API} or {COSCHEDULING_API}, not {api!r}"]}
+            )
+        try:
+            g = find_gang(cluster, namespace, name, api)
+        except GangsUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        if g is None:
+            raise NotFound(
+                f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
+            )
+        return Response(g)
 
     @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
