@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import applications, clusters, dryruns, gpus, profiles, studies
+from .views import applications, clusters, dryruns, gangs, gpus, profiles, studies
 
 app_name = "pages"
 
@@ -19,6 +19,8 @@ cluster_pages = [
     path("overview.json", clusters.overview_json, name="overview-json"),
     path("pending/", clusters.pending, name="pending"),
     path("pending/rows/", clusters.pending_rows, name="pending-rows"),
+    path("gangs/", gangs.gang_list, name="gangs"),
+    path("gangs/<str:namespace>/<str:gang>/", gangs.gang_detail, name="gang-detail"),
     path("pods/<str:namespace>/<str:pod>/", include(pod_pages)),
     path("nodes/", clusters.nodes, name="nodes"),
     path("nodes/rows/", clusters.nodes_rows, name="nodes-rows"),

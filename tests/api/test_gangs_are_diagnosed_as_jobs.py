@@ -5,58 +5,21 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from dashboard.cluster.services.clusters import ensure_snapshot_cluster
-from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live
-from tests.support import objects
-
-GATES = "GenericWorkload=true,GangScheduling=true"
-
-
-def _zone_node(name: str, zone: str, gpus: int) -> dict:
-    n = objects.node(name, gpus=gpus)
-    n["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
-    return n
-
-
-def _member(name: str, group: str, gpus: int) -> dict:
-    p = objects.pod(name, namespace="train", gpus=gpus)
-    p["spec"]["schedulingGroup"] = {"podGroupName": group}
-    return p
-
-
-def _group(name: str, min_count: int) -> dict:
-    return {
-        "apiVersion": "scheduling.k8s.io/v1alpha2",
-        "kind": "PodGroup",
-        "metadata": {"name": name, "namespace": "train"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
-    }
+from tests.support.gang_cluster import GATES, make_gang_cluster
 
 
 @pytest.fixture
-def gang_cluster(db):
+def gangs_cluster(db):
     live.forget()
-    cluster = ensure_snapshot_cluster("gangs", "test")
-    objs = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "train"}},
-        _zone_node("a1", "a", 8),
-        _zone_node("b1", "b", 8),
-        _group("fits", 2),
-        *(_member(f"fits-{i}", "fits", 8) for i in range(2)),
-        _group("big", 4),
-        *(_member(f"big-{i}", "big", 8) for i in range(4)),
-    ]
-    result = import_objects(cluster, objs)
-    assert not result.skipped, result.skipped
-    yield cluster
+    yield make_gang_cluster()
     live.forget()
 
 
 @override_settings(SCHEDLAB_FEATURE_GATES=GATES)
-def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gang_cluster):
+def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gangs_cluster):
     live.active_config.cache_clear()
-    r = viewer.get(f"/api/v1/clusters/{gang_cluster.pk}/gangs/")
+    r = viewer.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/")
     assert r.status_code == 200, r.content
     by_name = {g["name"]: g for g in r.json()}
     assert set(by_name) == {"train/fits", "train/big"}
@@ -68,17 +31,17 @@ def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gang_cluster):
     assert big["minMember"] == 4 and sum(big["reasons"].values()) == 4 - big["placed"]
     assert "Insufficient nvidia.com/gpu" in big["reasons"]
     assert big["summary"].startswith(f"{big['placed']} of 4 fit")
-    one = viewer.get(f"/api/v1/clusters/{gang_cluster.pk}/gangs/train/big/")
+    one = viewer.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/train/big/")
     assert one.status_code == 200 and one.json() == big
     native = viewer.get(
-        f"/api/v1/clusters/{gang_cluster.pk}/gangs/train/big/?api=scheduling.k8s.io/v1alpha2"
+        f"/api/v1/clusters/{gangs_cluster.pk}/gangs/train/big/?api=scheduling.k8s.io/v1alpha2"
     )
     assert native.json() == big
 
 
-def test_unknown_gangs_and_bad_parameters(viewer, gang_cluster):
+def test_unknown_gangs_and_bad_parameters(viewer, gangs_cluster):
     live.active_config.cache_clear()
-    base = f"/api/v1/clusters/{gang_cluster.pk}/gangs"
+    base = f"/api/v1/clusters/{gangs_cluster.pk}/gangs"
     # without the gates native groups are not gangs: the engine places pods one by one
     assert viewer.get(f"{base}/").json() == []
     assert viewer.get(f"{base}/train/big/").status_code == 404
@@ -86,5 +49,5 @@ def test_unknown_gangs_and_bad_parameters(viewer, gang_cluster):
     assert bad.status_code == 400 and "api" in bad.json()
 
 
-def test_gangs_need_a_login(client, gang_cluster):
-    assert client.get(f"/api/v1/clusters/{gang_cluster.pk}/gangs/").status_code in (401, 403)
+def test_gangs_need_a_login(client, gangs_cluster):
+    assert client.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/").status_code in (401, 403)
