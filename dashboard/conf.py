@@ -126,6 +126,30 @@ def engine_config_kwargs() -> dict[str, Any]:
     return engine_registry().config_kwargs()
 
 
+def feature_gates() -> dict[str, bool] | None:
+    """kube-scheduler's ``--feature-gates`` for explanations and dry-runs (``SCHEDLAB_FEATURE_GATES``).
+
+    The text kube-scheduler takes (``GenericWorkload=true,GangScheduling=true``);
+    None when unset, so the engine uses upstream's defaults. With the native
+    workload gates on, native gangs are scheduled as groups (the pod-group cycle).
+    """
+    import os
+
+    from scheduler_engine.features import parse_feature_gates
+
+    text = getattr(settings, "SCHEDLAB_FEATURE_GATES", None)
+    if text is None:
+        text = os.environ.get("SCHEDLAB_FEATURE_GATES")
+    if not text:
+        return None
+    return parse_feature_gates(text, field="SCHEDLAB_FEATURE_GATES")
+
+
 def trace_retention_days() -> float:
     """How long the mirror keeps deleted pods' history for ``export_trace`` (days)."""
     return float(_get("SCHEDLAB_TRACE_RETENTION_DAYS", 7.0))
+
+
+def study_max_runs() -> int:
+    """Most runs (traces x configurations x seeds x percentages) one study may hold."""
+    return int(_get("SCHEDLAB_STUDY_MAX_RUNS", 200))

@@ -14,8 +14,6 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from .cluster import ClusterState
@@ -34,14 +32,28 @@ from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_doma
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
+from .results import (
+    STATUS_ERROR,
+    STATUS_SCHEDULED,
+    STATUS_SKIPPED,
+    STATUS_UNSCHEDULABLE,
+    STATUSES,
+    PodResult,
+    PodStatus,
+    SimulationResult,
+)
 from .scheduler import events as ev
 from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
+from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 
 __all__ = [
     "MAX_ROUNDS",
+    "POD_ADD",
+    "POD_DELETE",
+    "REQUEUE_EVENTS",
     "STATUS_ERROR",
     "STATUS_SCHEDULED",
     "STATUS_SKIPPED",
@@ -50,81 +62,12 @@ __all__ = [
     "PodStatus",
     "SimulationResult",
     "simulate",
+    "worth_requeuing",
 ]
 
 
-class PodStatus(StrEnum):
-    """A pod's outcome in the results (the JSON strings of the CLI's contract)."""
-
-    SCHEDULED = "Scheduled"
-    UNSCHEDULABLE = "Unschedulable"
-    SKIPPED = "Skipped"
-    ERROR = "Error"
-
-
-STATUS_SCHEDULED = PodStatus.SCHEDULED
-STATUS_UNSCHEDULABLE = PodStatus.UNSCHEDULABLE
-STATUS_SKIPPED = PodStatus.SKIPPED
-STATUS_ERROR = PodStatus.ERROR
-STATUSES = tuple(PodStatus)
-
 # retry rounds for pods left unschedulable while the cluster still changes
 MAX_ROUNDS = 10
-
-# The cluster events of a one-shot simulation: an assigned pod added (a bind) or
-# deleted (a preemption victim, or an assumed pod forgotten in the binding cycle).
-POD_ADD = "add"
-POD_DELETE = "delete"
-_ANY_POD_EVENT = frozenset((POD_ADD, POD_DELETE))
-# Which of those events each in-tree plugin registers (upstream EventsToRegister), so
-# that a pod it rejected is tried again (isPodWorthRequeuing).  Plugins whose hints
-# look closer at the pod (InterPodAffinity, PodTopologySpread, NodePorts, ...) are
-# taken as always saying Queue; plugins not listed (out-of-tree, test plugins)
-# are re-queued by any event.
-REQUEUE_EVENTS: dict[str, frozenset[str]] = {
-    "NodeResourcesFit": frozenset((POD_DELETE,)),
-    "NodePorts": frozenset((POD_DELETE,)),
-    "VolumeRestrictions": frozenset((POD_DELETE,)),
-    "NodeVolumeLimits": frozenset((POD_DELETE,)),
-    "InterPodAffinity": _ANY_POD_EVENT,
-    "PodTopologySpread": _ANY_POD_EVENT,
-    # PVC/PV and ResourceClaim updates follow other pods' binds and deletes
-    "VolumeBinding": _ANY_POD_EVENT,
-    "DynamicResources": _ANY_POD_EVENT,
-    # node events (or the pod's own updates) only
-    "NodeUnschedulable": frozenset(),
-    "NodeName": frozenset(),
-    "NodeAffinity": frozenset(),
-    "TaintToleration": frozenset(),
-    "NodeDeclaredFeatures": frozenset(),
-    "VolumeZone": frozenset(),
-    "SchedulingGates": frozenset(),
-    "DefaultPreemption": frozenset(),
-    # scheduler-plugins: pod deletes (node and NodeResourceTopology events aside)
-    "NodeResourceTopologyMatch": frozenset((POD_DELETE,)),
-    # Pod Add (and PodGroup Add/Update)
-    "Coscheduling": frozenset((POD_ADD,)),
-    "GangScheduling": frozenset((POD_ADD,)),
-}
-
-
-def worth_requeuing(
-    rejectors: set[str] | None,
-    events: set[str],
-    plugin_events: Mapping[str, frozenset[str]] | None = None,
-) -> bool:
-    """Whether any of ``events`` re-queues a pod its ``rejectors`` turned down.
-
-    ``None`` or no rejector (an error, no FitError) re-queues on any event, as
-    upstream puts such pods in backoffQ.
-    """
-    if not events:
-        return False
-    if not rejectors:
-        return True
-    table = REQUEUE_EVENTS if not plugin_events else {**REQUEUE_EVENTS, **plugin_events}
-    return any(events & table.get(p, _ANY_POD_EVENT) for p in rejectors)
-
 
 # simulated time one scheduling cycle takes (the clock only needs to be deterministic)
 CYCLE_SECONDS = 0.001
@@ -134,85 +77,6 @@ ERR_VOLUMES_UNAVAILABLE = (
     "volume scheduling is unavailable: the pod uses PersistentVolumeClaim(s) {claims} "
     "and the plugin(s) {plugins} of its profile are not available"
 )
-
-
-@dataclass
-class PodResult:
-    pod: str
-    status: PodStatus
-    node: str | None = None
-    # None: a pod PreEnqueue held back whose PodScheduled condition has no message
-    message: str | None = ""
-    nominated_node: str | None = None
-    victims: list[str] = field(default_factory=list)
-    profile: str = ""
-    attempts: int = 0
-    # with explain
-    scores: dict[str, int] | None = None
-    filter_failures: dict[str, dict[str, str]] | None = None
-    all_filter_failures: dict[str, list[dict[str, str]]] | None = None
-    plugin_scores: dict[str, dict[str, dict[str, int]]] | None = None
-    record: dict[str, Any] | None = None
-    # DRA: claims allocated for the pod (claim, allocatedNow, allocation)
-    allocations: list[dict[str, Any]] = field(default_factory=list)
-    # the events the scheduler recorded on the pod, in order (type, reason, message)
-    events: list[ev.Event] = field(default_factory=list)
-    # Skipped by a PreEnqueue plugin: which one and why (upstream logs it, the pod shows none)
-    pre_enqueue: dict[str, str] | None = None
-    # a member of a pod group: the gang's diagnosis (see scheduler_engine.gang_diagnosis)
-    gang: dict[str, Any] | None = None
-    # running gangs this pod's preemption took members from
-    broke_gangs: list[str] = field(default_factory=list)
-    # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
-    plugin_results: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "pod": self.pod,
-            "status": str(self.status),
-            "node": self.node,
-            "message": self.message,
-            "nominatedNode": self.nominated_node,
-            "victims": list(self.victims),
-            "events": [dict(e) for e in self.events],
-        }
-        if self.allocations:
-            d["allocations"] = list(self.allocations)
-        if self.pre_enqueue is not None:
-            d["preEnqueue"] = dict(self.pre_enqueue)
-        if self.gang is not None:
-            d["gang"] = dict(self.gang)
-        if self.broke_gangs:
-            d["brokeGangs"] = list(self.broke_gangs)
-        if self.plugin_results:
-            d["pluginResults"] = dict(self.plugin_results)
-        if explain:
-            d["scores"] = dict(self.scores or {})
-            d["filterFailures"] = dict(self.filter_failures or {})
-            d["allFilterFailures"] = dict(self.all_filter_failures or {})
-            d["pluginScores"] = dict(self.plugin_scores or {})
-            d["record"] = self.record or {}
-        return d
-
-
-@dataclass
-class SimulationResult:
-    results: list[PodResult]
-    summary: dict[str, Any]
-    explain: bool = False
-    # every event of the run in the order recorded, each naming its pod ("pod": "ns/name"):
-    # the pending pods' and the Preempted events of running victims
-    events: list[dict[str, str]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "results": [r.to_dict(self.explain) for r in self.results],
-            "events": [dict(e) for e in self.events],
-            "summary": dict(self.summary),
-        }
-
-    def by_pod(self) -> dict[str, PodResult]:
-        return {r.pod: r for r in self.results}
 
 
 class _PodState:
@@ -374,6 +238,7 @@ class _Run:
             cosched = fwk.plugins.get("Coscheduling")
             if cosched is not None:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
+                cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles

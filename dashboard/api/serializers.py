@@ -112,6 +112,49 @@ class ExplanationSerializer(serializers.Serializer):
     record = serializers.DictField(required=False)
 
 
+class GangPlacementSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="the domain (value of the topology key)")
+    nodes = serializers.IntegerField()
+    placed = serializers.IntegerField()
+    status = serializers.CharField()
+    message = serializers.CharField(allow_blank=True, required=False)
+    score = serializers.IntegerField(required=False)
+
+
+class GangSerializer(serializers.Serializer):
+    """A pod group with pending members, as the engine's ``summary.gangs`` lists it."""
+
+    name = serializers.CharField(help_text="namespace/name of the pod group")
+    api = serializers.CharField(
+        help_text="scheduling.k8s.io/v1alpha2 (native) or scheduling.x-k8s.io/v1alpha1 "
+        "(Coscheduling)"
+    )
+    minMember = serializers.IntegerField(
+        allow_null=True, help_text="gang.minCount or minMember; null for basic or missing groups"
+    )
+    members = serializers.IntegerField(help_text="the group's pending pods")
+    placed = serializers.IntegerField(help_text="members that fit in the group's last cycle")
+    scheduled = serializers.IntegerField(help_text="members that would be bound")
+    status = serializers.CharField(
+        help_text="Scheduled, Unschedulable, WaitingForPreemption, QuorumNotReached, "
+        "PodGroupMissing, Error or Pending"
+    )
+    reasons = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="blocked members counted by the reason that rejected most nodes for each",
+    )
+    domainKey = serializers.CharField(allow_null=True, required=False)
+    domains = serializers.DictField(
+        child=serializers.IntegerField(), help_text="placed members per value of domainKey"
+    )
+    message = serializers.CharField(allow_blank=True)
+    summary = serializers.CharField(help_text="one line: fit, where, blocked by what, quorum")
+    quorumMissing = serializers.IntegerField(required=False)
+    released = serializers.DictField(child=serializers.IntegerField(), required=False)
+    placements = GangPlacementSerializer(many=True, required=False)
+    placement = serializers.CharField(allow_null=True, required=False)
+
+
 class ProfileVersionSerializer(serializers.ModelSerializer):
     author = serializers.SlugRelatedField(slug_field="username", read_only=True)
 

@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import studies, views
 
 app_name = "api"
 router = DefaultRouter()
@@ -16,6 +16,7 @@ router.register("pods", views.PodViewSet, basename="pod")
 router.register("profiles", views.ProfileViewSet, basename="profile")
 router.register("profile-versions", views.ProfileVersionViewSet, basename="profile-version")
 router.register("dry-runs", views.DryRunViewSet, basename="dry-run")
+router.register("studies", studies.StudyViewSet, basename="study")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(api_version="v1"), name="schema"),

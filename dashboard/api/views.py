@@ -25,6 +25,7 @@ from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services.results import read_results
 from dashboard.explain import hardware
+from dashboard.explain.gangs import GangsUnavailable, find_gang, pending_gangs
 from dashboard.explain.live import explain_pod
 from dashboard.roles import ADMIN, OPERATOR
 
@@ -40,6 +41,11 @@ from .params import (
     parse_int,
 )
 from .permissions import RolePermission
+
+NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
+COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
+# a node's name as Kubernetes allows it (a DNS subdomain)
+NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 
 
 class Base(viewsets.GenericViewSet):
@@ -102,14 +108,68 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise NotFound(str(exc)) from None
         return Response(data)
 
-    @extend_schema(responses=s.GpuFleetSerializer)
+    @extend_schema(operation_id="clusters_gangs_list", responses=s.GangSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="gangs", pagination_class=None)
+    def gangs(self, request: Request, pk: str | None = None) -> Response:
+        """Pod groups (either gang API) with pending members: how many fit and where, what
+        blocks the rest by reason, the quorum they lack (the engine, with the active profile).
+        409 when the cluster is too large to schedule within a request."""
+        try:
+            return Response(pending_gangs(self.get_object()))
+        except GangsUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+
+    @extend_schema(
+        operation_id="clusters_gangs_retrieve",
+        responses=s.GangSerializer,
+        parameters=[
+            OpenApiParameter(
+                "api",
+                OpenApiTypes.STR,
+                description="the group's API version, when both gang APIs have a group of "
+                "this name",
+                enum=[NATIVE_GANG_API, COSCHEDULING_API],
+            )
+        ],
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"gangs/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)",
+    )
+    def gang(
+        self,
+        request: Request,
+        pk: str | None = None,
+        namespace: str = "",
+        name: str = "",
+        **kw: Any,
+    ) -> Response:
+        """One pod group with pending members, diagnosed as a job."""
+        cluster = self.get_object()
+        api = request.query_params.get("api")
+        if api is not None and api not in (NATIVE_GANG_API, COSCHEDULING_API):
+            raise ValidationError(
+                {"api": [f"must be {NATIVE_GANG_API} or {COSCHEDULING_API}, not {api!r}"]}
+            )
+        try:
+            g = find_gang(cluster, namespace, name, api)
+        except GangsUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        if g is None:
+            raise NotFound(
+                f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
+            )
+        return Response(g)
+
+    @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
     def gpus(self, request: Request, pk: str | None = None) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(responses=s.GpuNodeSerializer)
-    @action(detail=True, methods=["get"], url_path=r"gpus/(?P<node>[^/]+)")
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
+    @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
         cluster = self.get_object()
@@ -119,7 +179,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(view.to_dict())
 
     @extend_schema(responses=s.InconsistencySerializer(many=True))
-    @action(detail=True, methods=["get"], url_path="gpu-inconsistencies")
+    @action(detail=True, methods=["get"], url_path="gpu-inconsistencies", pagination_class=None)
     def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
         """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,
         running pods ask for more than allocatable, or claims hold devices for pods now gone."""

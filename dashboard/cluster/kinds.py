@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 from scheduler_engine.errors import FieldError, InputError
 from scheduler_engine.objects.noderesourcetopology import parse_node_resource_topology
 from scheduler_engine.objects.pod import pod_requests
+from scheduler_engine.objects.podgroup import parse_native_pod_group
 from scheduler_engine.quantity import milli_value, value
 
 from . import models
@@ -309,6 +310,16 @@ SHARED_KINDS: tuple[KindSpec, ...] = (
     _shared("resourceslices", "ResourceSlice", "resource.k8s.io/v1", False),
     _shared("resourceclaims", "ResourceClaim", "resource.k8s.io/v1", True),
     _shared("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1", True),
+    # the native workload API (v1.36 alpha, served only where the gates are on): the
+    # engine reads PodGroups (gang policy, topology constraints), Workloads are shown
+    _shared(
+        "podgroups",
+        "PodGroup",
+        "scheduling.k8s.io/v1alpha2",
+        True,
+        parse_native_pod_group,
+    ),
+    _shared("workloads", "Workload", "scheduling.k8s.io/v1alpha2", True),
     # NUMA zones of a node (the topology exporter's CRD; served only where it is installed)
     _shared(
         "noderesourcetopologies",

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from dashboard.cluster.models import Cluster
 
 from .models import Application, DryRun, Profile, ProfileVersion
-from .services.runner import reap_stale_runs
+from .tasks import reap
 
 __all__ = [
     "active_application",
@@ -29,7 +29,7 @@ def profile_versions() -> QuerySet[ProfileVersion]:
 
 
 def dry_runs() -> QuerySet[DryRun]:
-    reap_stale_runs()
+    reap()
     return DryRun.objects.select_related("cluster", "profile_version__profile").defer("snapshot")
 
 

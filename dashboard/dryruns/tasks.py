@@ -30,15 +30,20 @@ def run_dry_run_task(dry_run_id: int) -> str | None:
     return run_dry_run(dry_run_id)
 
 
+def reap() -> int:
+    """Reap lost runs, sending those with an attempt left back to this task's queue."""
+    return reap_stale_runs(requeue=run_dry_run_task.delay)
+
+
 @shared_task(name="dryruns.reap_stale")
 def reap_stale_dry_runs() -> int:
-    return reap_stale_runs()
+    return reap()
 
 
 def _reap_forever(interval: float) -> None:
     while not _stop.wait(interval):
         try:
-            n = reap_stale_runs()
+            n = reap()
             if n:
                 log.warning("marked %d dry-run(s) whose worker stopped as failed", n)
         except Exception:  # the database may be away for a while: try again next time

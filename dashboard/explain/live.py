@@ -34,7 +34,7 @@ from dashboard.cluster.selectors import DONE_PHASES, pending_pods
 from dashboard.dryruns.selectors import active_document
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.profiles import parse_config
-from scheduler_engine import SchedulerConfig, default_config
+from scheduler_engine import SchedulerConfig, default_config, load_config
 from scheduler_engine.errors import InputError
 from scheduler_engine.warm_cluster import WarmCluster
 
@@ -324,7 +324,10 @@ def active_config(cluster: Cluster) -> SchedulerConfig:
 
 def _config(document: str | None) -> SchedulerConfig:
     # versions are immutable, so the active document's parse can be reused
-    return parse_config(document) if document else default_config()
+    if document:
+        return parse_config(document)
+    gates = conf.feature_gates()
+    return load_config(None, feature_gates=gates) if gates else default_config()
 
 
 def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:

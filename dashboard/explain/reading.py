@@ -226,6 +226,13 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
 
     if ex.status != "Scheduled" and all_failures:
         _hints(cluster, pod, all_failures, ex)
+    held = result.get("preEnqueue")
+    if ex.status == "Skipped" and isinstance(held, dict):
+        # never attempted: what holds it back is all there is to fix
+        ex.hints.append(
+            f"The scheduler does not try this pod yet: {held.get('plugin', '')} holds it back "
+            f"({held.get('reason', '')})."
+        )
     return ex
 
 

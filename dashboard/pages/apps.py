@@ -8,17 +8,16 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
-def _grant_admin_permissions(**kwargs: Any) -> None:
-    # permissions exist only after migrate: the admin role gets its own then
-    from dashboard.roles import grant_admin_permissions
-
-    grant_admin_permissions()
-
-
 class PagesConfig(AppConfig):
     name = "dashboard.pages"
     label = "pages"
     verbose_name = "pages"
 
     def ready(self) -> None:
-        post_migrate.connect(_grant_admin_permissions, sender=self)
+        # permissions exist only after migrate: the admin role gets its own then
+        from dashboard.roles import grant_admin_permissions
+
+        def grant(**kwargs: Any) -> None:
+            grant_admin_permissions()
+
+        post_migrate.connect(grant, sender=self, weak=False, dispatch_uid="pages.grant_admin")

@@ -1,7 +1,7 @@
 """Websocket endpoints for the dashboard's live updates.
 
 ``/ws/clusters/<name>/?kinds=pods,nodes`` streams mirror deltas and health;
-``/ws/dry-runs/<id>/`` streams a dry-run's progress. Both need the session's
+``/ws/dry-runs/<id>/`` streams a dry-run's progress, ``/ws/studies/<id>/`` a study's. Both need the session's
 user (AuthMiddlewareStack in schedlab.asgi): anonymous sockets are closed
 with 4401; any role, viewers included, may watch (watching changes nothing).
 """
@@ -20,8 +20,10 @@ from dashboard.cluster.services.broadcast import cluster_group, kind_group
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.runner import dry_run_group
 from dashboard.roles import VIEWER, has_role
+from dashboard.studies.models import Study
+from dashboard.studies.services.runner import study_group
 
-__all__ = ["ClusterConsumer", "DryRunConsumer"]
+__all__ = ["ClusterConsumer", "DryRunConsumer", "StudyConsumer"]
 
 UNAUTHENTICATED = 4401
 FORBIDDEN = 4403
@@ -37,6 +39,11 @@ def _cluster_id(name: str) -> int | None:
 @database_sync_to_async
 def _dry_run_exists(pk: int) -> bool:
     return DryRun.objects.filter(pk=pk).exists()
+
+
+@database_sync_to_async
+def _study_exists(pk: int) -> bool:
+    return Study.objects.filter(pk=pk).exists()
 
 
 @database_sync_to_async
@@ -123,4 +130,23 @@ class DryRunConsumer(_GroupConsumer):
         await self.send_json({"type": "hello", "dryRun": pk, "serverTime": time.time()})
 
     async def dryrun_progress(self, event: dict[str, Any]) -> None:
+        await self.send_json(event)
+
+
+class StudyConsumer(_GroupConsumer):
+    """Progress of one study (``study.progress`` messages: the study's counts and one run's)."""
+
+    async def connect(self) -> None:
+        self.groups_joined = []
+        if await _refuse_anonymous(self):
+            return
+        pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        if not await _study_exists(pk):
+            await self.close(code=NOT_FOUND)
+            return
+        await self.join([study_group(pk)])
+        await self.accept()
+        await self.send_json({"type": "hello", "study": pk, "serverTime": time.time()})
+
+    async def study_progress(self, event: dict[str, Any]) -> None:
         await self.send_json(event)

@@ -1,11 +1,11 @@
-"""The pages (namespace ``pages``): clusters, pod explanations, nodes, profiles, dry-runs."""
+"""The pages (namespace ``pages``): clusters, pod explanations, nodes, profiles, dry-runs, studies."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import applications, clusters, dryruns, gpus, profiles
+from .views import applications, clusters, dryruns, gangs, gpus, profiles, studies
 
 app_name = "pages"
 
@@ -19,6 +19,8 @@ cluster_pages = [
     path("overview.json", clusters.overview_json, name="overview-json"),
     path("pending/", clusters.pending, name="pending"),
     path("pending/rows/", clusters.pending_rows, name="pending-rows"),
+    path("gangs/", gangs.gang_list, name="gangs"),
+    path("gangs/<str:namespace>/<str:gang>/", gangs.gang_detail, name="gang-detail"),
     path("pods/<str:namespace>/<str:pod>/", include(pod_pages)),
     path("nodes/", clusters.nodes, name="nodes"),
     path("nodes/rows/", clusters.nodes_rows, name="nodes-rows"),
@@ -55,6 +57,9 @@ urlpatterns = [
     path("profiles/<int:pk>/", include(profile_pages)),
     path("dry-runs/", dryruns.dryrun_list, name="dryrun-list"),
     path("dry-runs/<int:pk>/", include(dry_run_pages)),
+    path("studies/", studies.study_list, name="study-list"),
+    path("studies/<int:pk>/", studies.study_detail, name="study-detail"),
+    path("studies/<int:pk>/cancel/", studies.cancel, name="study-cancel"),
     path("metrics/", dryruns.metrics_glossary, name="metrics"),
     path("healthz", clusters.healthz, name="healthz"),
 ]

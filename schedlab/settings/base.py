@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "dashboard.cluster",
     "dashboard.dryruns",
     "dashboard.explain",
+    "dashboard.studies",
     "dashboard.api",
     "dashboard.pages",
 ]

@@ -287,6 +287,11 @@ class Coscheduling:
         self._sibling_index: tuple[list[Pod], dict[tuple[str, str], list[Pod]]] | None = None
 
     # -- the manager's reads ---------------------------------------------------------------
+    def load_pod_groups(self, source: str | None = None) -> None:
+        """Parse the cluster's PodGroups now; raises InputError naming a bad one."""
+        objs = self.handle.cluster.of_kind("PodGroup") if self.handle is not None else []
+        self._groups = index_pod_groups(objs, source)
+
     def groups(self) -> dict[str, CoschedulingPodGroup]:
         if self._groups is None:
             objs = self.handle.cluster.of_kind("PodGroup") if self.handle is not None else []

@@ -6,6 +6,11 @@
   "use strict";
   const area = document.getElementById("document");
   if (!area) return;
+  // CodeMirror 6 (static/build/editor.js, built by `make install`) replaces the
+  // textarea where it is there; without it the textarea and its gutter remain.
+  if (window.SchedlabEditor) {
+    try { window.SchedlabEditor.attach(area, { schemaUrl: area.dataset.schemaUrl }); } catch (e) { console.warn(e); }
+  }
   const gutter = document.getElementById("gutter");
   const panel = document.getElementById("validation");
   const root = document.getElementById("knobs-root");
@@ -143,6 +148,10 @@
     }
     panel.append(p, ul);
     renderGutter();
+    // the CodeMirror editor (when its bundle is built) marks the same lines inline
+    area.dispatchEvent(new CustomEvent("schedlab:problems", {
+      detail: errors.map((e) => ({ field: e.field, message: e.message, line: lineOf(area.value, e.field) || syntaxLine(e.message) })),
+    }));
   }
 
   // --- validation as you type ---------------------------------------------------------
@@ -291,6 +300,7 @@
     if (!r.ok) { showProblems(r.data.errors || []); return; }
     if (r.data.changed) {
       area.value = r.data.document;
+      area.dispatchEvent(new Event("schedlab:replaced"));
       renderGutter();
       markDirty();
     }

@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -28,7 +29,12 @@ from dashboard.cluster.services.snapshots import import_snapshot
 from tests.support.fixtures import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# `make screenshots` refreshes the README's pictures in docs/screenshots; an
+# ordinary run writes them to a scratch directory and leaves the tree clean.
+SCREENSHOTS = Path(
+    os.environ.get("SCHEDLAB_SCREENSHOTS_DIR")
+    or Path(tempfile.gettempdir()) / f"schedlab-screenshots-{os.getpid()}"
+)
 CHROMIUM = os.environ.get("SCHEDLAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -194,7 +200,7 @@ def log_in(page, role: str, next_path: str = "/") -> None:
 
 
 def screenshot(page, name: str, *, full: bool = True) -> None:
-    """docs/screenshots/<name>.png, overwritten each run (the README shows them)."""
+    """<name>.png in SCREENSHOTS (docs/screenshots under `make screenshots`)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     height = page.evaluate("document.documentElement.scrollHeight") if full else 860
@@ -221,3 +227,25 @@ def wait_for_frame(page, frames: list[str], needle: str, timeout: float = 15.0) 
                 return f
         page.wait_for_timeout(50)
     raise AssertionError(f"no websocket frame with {needle!r} in {timeout}s; got {frames[-5:]}")
+
+
+def set_document(page, text: str) -> None:
+    """Replace the profile editor's YAML as a paste would (CodeMirror, or the bare textarea)."""
+    page.wait_for_function("document.getElementById('document')")
+    page.evaluate(
+        """text => {
+            const area = document.getElementById('document');
+            const view = area.schedlabView;
+            if (view) {
+                view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});
+            } else {
+                area.value = text;
+                area.dispatchEvent(new Event('input', {bubbles: true}));
+            }
+        }""",
+        text,
+    )
+
+
+def document_text(page) -> str:
+    return page.evaluate("document.getElementById('document').value")

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from dashboard.dryruns.services.profiles import create_profile
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import log_in, screenshot
+from .conftest import document_text, log_in, screenshot, set_document
 
 pytestmark = pytest.mark.browser
 
@@ -16,14 +16,13 @@ pytestmark = pytest.mark.browser
 def test_an_operator_sees_a_mistake_with_its_field_and_line(page, demo):
     profile = create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo).profile
     log_in(page, "operator", f"/profiles/{profile.pk}/")
-    area = page.locator("#document")
     expect(page.locator("#validation .valid")).to_be_visible()
 
     # line 3: a percentage above 100
-    text = area.input_value().replace(
+    text = document_text(page).replace(
         "percentageOfNodesToScore: 50", "percentageOfNodesToScore: 150"
     )
-    area.fill(text)
+    set_document(page, text)
     problem = page.locator("#problems .problem").first
     expect(problem.locator(".field")).to_have_text("document.percentageOfNodesToScore")
     expect(problem.locator(".msg")).to_contain_text("150")
@@ -33,15 +32,16 @@ def test_an_operator_sees_a_mistake_with_its_field_and_line(page, demo):
     screenshot(page, "profile-editor-error", full=False)
 
     # a bad plugin name deeper down: the path and the line of the entry
-    area.fill(
-        BIN_PACKING_CONFIG + "  plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n"
+    set_document(
+        page,
+        BIN_PACKING_CONFIG + "  plugins:\n    score:\n      enabled:\n      - name: NoSuchPlugin\n",
     )
     problem = page.locator("#problems .problem").first
     expect(problem.locator(".field")).to_contain_text("profiles[0].plugins.score.enabled[0]")
     expect(problem.locator("button.line")).to_have_text("line 18")
 
     # fixing it clears the message; the form follows the YAML
-    area.fill(BIN_PACKING_CONFIG)
+    set_document(page, BIN_PACKING_CONFIG)
     expect(page.locator("#validation .valid")).to_be_visible()
     expect(page.locator("#k-0-strategy")).to_have_value("MostAllocated")
 

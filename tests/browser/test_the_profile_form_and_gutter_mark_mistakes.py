@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from dashboard.dryruns.services.profiles import create_profile
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import log_in
+from .conftest import log_in, set_document
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def test_a_yaml_syntax_error_is_marked_at_its_line(page, demo):
     expect(page.locator("#validation .valid")).to_be_visible()
     lines = BIN_PACKING_CONFIG.splitlines()
     lines[3] = lines[3] + " ]"  # line 4: a stray bracket
-    page.locator("#document").fill("\n".join(lines) + "\n")
+    set_document(page, "\n".join(lines) + "\n")
     problem = page.locator("#problems .problem").first
     expect(problem.locator(".msg")).to_contain_text("not valid YAML (line 4")
     expect(problem.locator("button.line")).to_have_text("line 4")

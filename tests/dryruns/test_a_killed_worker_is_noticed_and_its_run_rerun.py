@@ -111,7 +111,9 @@ def test_a_sigkilled_worker_is_noticed_and_the_run_rerun_elsewhere(demo_cluster,
                     proc.wait()
 
 
-def test_a_run_lost_on_its_last_attempt_is_failed(demo_cluster, db, settings):
+def test_a_run_lost_on_its_last_attempt_is_failed(
+    demo_cluster, db, settings, django_capture_on_commit_callbacks
+):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -126,8 +128,11 @@ def test_a_run_lost_on_its_last_attempt_is_failed(demo_cluster, db, settings):
     twice = DryRun.objects.create(
         cluster=demo_cluster, snapshot=b"", status="running", heartbeat_at=old, attempts=2
     )
-    assert reap_stale_runs() == 2
+    requeued: list[int] = []
+    with django_capture_on_commit_callbacks(execute=True):
+        assert reap_stale_runs(requeue=requeued.append) == 2
     once.refresh_from_db()
     twice.refresh_from_db()
     assert once.status == "queued" and "running it again" in once.error
+    assert requeued == [once.pk]
     assert twice.status == "failed" and "last of 2 attempts" in twice.error

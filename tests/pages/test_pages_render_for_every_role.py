@@ -8,6 +8,7 @@ PAGES = [
     "/clusters/demo/overview.json",
     "/clusters/demo/pending/",
     "/clusters/demo/pending/rows/",
+    "/clusters/demo/gangs/",
     "/clusters/demo/nodes/",
     "/clusters/demo/nodes/rows/",
     "/clusters/demo/gpu-topology.json",

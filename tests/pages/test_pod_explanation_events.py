@@ -60,3 +60,12 @@ def test_mirrored_events_come_first_and_differences_are_marked(demo, viewer):
         "event-cluster",
         "event-engine",
     ]
+
+
+def test_a_gated_pod_has_no_event_and_says_what_holds_it_back(demo, viewer):
+    fragment = viewer.get(
+        "/clusters/demo/pods/ml-training/queued-job-0/explanation/"
+    ).content.decode()
+    assert "Skipped" in fragment and 'id="no-events"' in fragment
+    assert "Scheduling is blocked due to non-empty scheduling gates" in fragment
+    assert "SchedulingGates holds it back" in fragment and "kueue.x-k8s.io/admission" in fragment

@@ -107,9 +107,8 @@ def poll_dry_run(client: APIClient, run_id: int, timeout: float = 60.0) -> dict[
     )
 
 
-@pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker) -> Iterator[subprocess.Popen]:
-    """One real worker for the session, on this process's queue and test database."""
+def start_worker(name: str) -> subprocess.Popen:
+    """A real worker process named ``name@host`` on this process's queue and test database."""
     db = connection.settings_dict
     env = {
         **os.environ,
@@ -117,7 +116,7 @@ def celery_worker(django_db_setup, django_db_blocker) -> Iterator[subprocess.Pop
         "SCHEDLAB_TEST_ID": settings.TEST_ID,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
     }
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -130,17 +129,34 @@ def celery_worker(django_db_setup, django_db_blocker) -> Iterator[subprocess.Pop
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
+            "-n",
+            f"{name}@%h",
         ],
         env=env,
         cwd=ROOT,
     )
-    yield proc
+
+
+def stop_worker(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def worker_name(role: str) -> str:
+    """A worker name no other test run on this machine uses."""
+    return f"schedlab-test-{settings.TEST_ID}-{role}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker) -> Iterator[subprocess.Popen]:
+    """One real worker for the session, on this process's queue and test database."""
+    proc = start_worker(worker_name("session"))
+    yield proc
+    stop_worker(proc)
 
 
 @pytest.fixture

@@ -87,6 +87,8 @@ RESOURCES: dict[str, Resource] = {
         _resource(
             "noderesourcetopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", False
         ),
+        _resource("podgroups", "PodGroup", "scheduling.k8s.io/v1alpha2", True),
+        _resource("workloads", "Workload", "scheduling.k8s.io/v1alpha2", True),
     )
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}
@@ -233,7 +235,7 @@ class KubeServer:
         return path
 
     def disable_group(self, group: str) -> None:
-        """Stop serving an API group (404), like a cluster where it is not enabled.
+        """Stop serving an API group, or one version of it (404), like a cluster where it is not enabled.
 
         Open watches of its kinds are cut, as when the API server restarts
         without it.
@@ -359,7 +361,10 @@ class _Handler(BaseHTTPRequestHandler):
             kubeserver_apply.get_configmap(self, cm["ns"], cm["name"])
             return
         res = _BY_PATH.get(url.path)
-        if res is not None and res.api_version.rpartition("/")[0] in kube.disabled_groups:
+        if res is not None and (
+            res.api_version.rpartition("/")[0] in kube.disabled_groups
+            or res.api_version in kube.disabled_groups
+        ):
             # what kube-apiserver answers for a group it does not serve: not a Status
             self.send_response(404)
             self.send_header("Content-Type", "text/plain; charset=utf-8")

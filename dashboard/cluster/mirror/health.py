@@ -17,6 +17,10 @@ MAX_ERROR_CHARS = 300
 _CAUSES = (
     ("connection refused", re.compile(r"connection refused|errno 111", re.I)),
     ("connection reset", re.compile(r"connection reset|connection aborted|errno 104", re.I)),
+    (
+        "connection terminated",
+        re.compile(r"terminating connection|server closed the connection", re.I),
+    ),
     ("timed out", re.compile(r"timed? ?out", re.I)),
     ("name not resolved", re.compile(r"name or service not known|nodename nor servname", re.I)),
     ("connection closed", re.compile(r"remotedisconnected|protocolerror|incompleteread", re.I)),
@@ -57,6 +61,8 @@ class MirrorHealth:
         # the API server's /readyz, asked by the readiness probe: None until first asked
         self.server_ready: bool | None = None
         self.server_detail = ""
+        # the writer's last failed database write, "" once a write succeeds again
+        self.database_error = ""
 
     def set(self, kind: str, status: str, error: str = "") -> None:
         with self._lock:
@@ -72,6 +78,15 @@ class MirrorHealth:
             if self.server_ready != ready or self.server_detail != detail:
                 self.server_ready, self.server_detail = ready, detail
                 if not ready:
+                    self.last_error_wall = time.time()
+                self.version += 1
+
+    def database(self, error: str = "") -> None:
+        """The writer's database writes fail with ``error``, or work again (``""``)."""
+        with self._lock:
+            if self.database_error != error:
+                self.database_error = error
+                if error:
                     self.last_error_wall = time.time()
                 self.version += 1
 
@@ -124,6 +139,10 @@ class MirrorHealth:
         if self.server_ready is False:
             # open watches may still deliver while the server shuts down: not healthy
             errors.insert(0, f"API server not ready ({self.server_detail or 'readyz failed'})")
+            status = Cluster.MirrorStatus.ERROR
+        if self.database_error:
+            # rows are not being stored: what the pages show is falling behind
+            errors.insert(0, f"database: {short_cause(self.database_error)}")
             status = Cluster.MirrorStatus.ERROR
         return {
             "mirror_status": status,

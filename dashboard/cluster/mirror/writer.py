@@ -140,8 +140,10 @@ class Writer(threading.Thread):
             try:
                 apply_changes(self.shared.cluster_id, changes)
                 self.backoff.reset()
+                self.shared.health.database("")
                 return True
             except DatabaseError as exc:
+                self.shared.health.database(str(exc).splitlines()[0] if str(exc) else "error")
                 delay = self.backoff.next()
                 log.error(
                     "%s: database write failed (%s); retrying in %.1fs",
@@ -204,7 +206,8 @@ class Writer(threading.Thread):
         fields["last_event_at"] = _wall(self.shared.health.last_event_wall)
         fields["last_sync_at"] = _wall(self.shared.health.last_sync_wall)
         fields["lag_seconds"] = self.lag
-        if fields["last_error"]:
+        if self.shared.health.last_error_wall is not None:
+            # kept after recovery: the health shows when the last fault happened
             fields["last_error_at"] = _wall(self.shared.health.last_error_wall)
         fields.update(extra)
         snapshot = tuple(sorted((k, repr(v)) for k, v in fields.items()))

@@ -144,7 +144,7 @@ def create_dry_run(
         parse_config(inline_config, prefix="inline_config")
     pods = expand_workload(workload)
     if pods:
-        _check_workload(pods)
+        _check_workload([p for p in pods if p.get("kind") == "Pod"])
     if source == DryRun.Source.SNAPSHOT:
         if snapshot is None:
             raise BadInput.one("snapshot", "is required when source is snapshot")
@@ -171,7 +171,7 @@ def create_dry_run(
             snapshot_objects=len(objects) + len(pods),
             resource_versions=resource_versions,
             workload=workload if isinstance(workload, list | dict) else [],
-            workload_pods=len(pods),
+            workload_pods=sum(1 for p in pods if p.get("kind") == "Pod"),
             seed=seed,
             explain=explain,
             hardware_view=hardware_view,

@@ -83,7 +83,9 @@ def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
         for p in problems:
             errors.setdefault(p.field, []).append(p.message)
         raise BadInput(errors)
-    return load_config(_document(text), **conf.engine_config_kwargs())
+    return load_config(
+        _document(text), feature_gates=conf.feature_gates(), **conf.engine_config_kwargs()
+    )
 
 
 def create_profile(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -222,16 +223,17 @@ def _run(run: DryRun) -> None:
         _finish(run, DryRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
 
 
-def reap_stale_runs() -> int:
+def reap_stale_runs(requeue: Callable[[int], object]) -> int:
     """Runs whose worker stopped beating: queued again once, then failed; returns how many.
+
+    ``requeue(pk)`` sends a run back to the queue (the task module passes its
+    Celery task's ``delay``, so this service does not import the tasks).
 
     A run lost on its first attempt goes back to ``queued`` and to the queue,
     for whichever worker is alive; lost on its last attempt
     (``SCHEDLAB_DRYRUN_MAX_ATTEMPTS``) it is marked failed. Nothing of a lost
     attempt was stored: results are written in one transaction at the end.
     """
-    from ..tasks import run_dry_run_task
-
     seconds = conf.stale_seconds()
     cutoff = timezone.now() - timedelta(seconds=seconds)
     with transaction.atomic():
@@ -252,7 +254,7 @@ def reap_stale_runs() -> int:
             )
             for pk in again:
                 log.warning("dry-run %s lost its worker: queued again", pk)
-                transaction.on_commit(lambda pk=pk: run_dry_run_task.delay(pk))
+                transaction.on_commit(lambda pk=pk: requeue(pk))
         if lost:
             DryRun.objects.filter(pk__in=lost).update(
                 status=DryRun.Status.FAILED,

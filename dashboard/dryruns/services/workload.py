@@ -13,6 +13,7 @@ from .errors import BadInput
 __all__ = ["TEMPLATE_KINDS", "expand_workload"]
 
 TEMPLATE_KINDS = ("Job", "Deployment", "StatefulSet", "ReplicaSet", "PodGroup")
+COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
 def _replicas(item: dict[str, Any], where: str) -> int:
@@ -54,9 +55,10 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     _check_pod({"metadata": tpl.get("metadata") or {}, "spec": tpl["spec"]}, tpl_where)
     labels = dict((tpl.get("metadata") or {}).get("labels") or {})
     annotations = dict((tpl.get("metadata") or {}).get("annotations") or {})
-    if item.get("kind") == "PodGroup":
-        labels.setdefault("scheduling.x-k8s.io/pod-group", name)
     pods = []
+    if item.get("kind") == "PodGroup":
+        labels.setdefault(COSCHEDULING_LABEL, name)
+        pods.append(_coscheduling_pod_group(item, name, namespace, n))
     for i in range(n):
         pods.append(
             {
@@ -74,6 +76,27 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
             }
         )
     return pods
+
+
+def _coscheduling_pod_group(
+    item: dict[str, Any], name: str, namespace: str, n: int
+) -> dict[str, Any]:
+    """The PodGroup a ``PodGroup`` template item stands for (Coscheduling reads it).
+
+    ``minMember`` is the item's own or its replica count; ``minResources`` and
+    ``scheduleTimeoutSeconds`` are kept.
+    """
+    spec = item.get("spec") if isinstance(item.get("spec"), dict) else {}
+    pg_spec: dict[str, Any] = {"minMember": spec.get("minMember", n)}
+    for k in ("minResources", "scheduleTimeoutSeconds"):
+        if k in spec:
+            pg_spec[k] = copy.deepcopy(spec[k])
+    return {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": pg_spec,
+    }
 
 
 def _sizes(items: list[Any], field: str, limit: int) -> None:
@@ -105,6 +128,9 @@ def _sizes(items: list[Any], field: str, limit: int) -> None:
 
 def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]:
     """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``.
+
+    A ``PodGroup`` item (scheduler-plugins' Coscheduling) also adds its PodGroup
+    object, so a gang's dry-run sees its ``minMember``.
 
     Every size is checked before a single pod is built: at most
     ``SCHEDLAB_MAX_WORKLOAD_PODS`` pods per request, all items together.

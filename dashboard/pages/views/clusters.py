@@ -27,6 +27,7 @@ from dashboard.explain import live
 from dashboard.explain.events import event_rows
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
+from dashboard.pages.views.gangs import gang_rows
 from dashboard.roles import OPERATOR, has_role
 
 _PAGES = {
@@ -121,7 +122,10 @@ def pending(request: HttpRequest, name: str) -> HttpResponse:
     context = _pending_context(request, cluster, engine)
     reasons, _ = selectors.top_reasons(cluster, engine)
     context.update(
-        nav="pending", choices=selectors.pending_filter_choices(cluster), reasons=reasons
+        nav="pending",
+        choices=selectors.pending_filter_choices(cluster),
+        reasons=reasons,
+        gangs=gang_rows(cluster),
     )
     return render(request, "dashboard/pending.html", context)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
@@ -9,7 +11,14 @@ from dashboard.cluster.models import Cluster
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import has_role
 
-__all__ = ["cluster_param", "diff_lines", "field_errors", "int_param", "require_role"]
+__all__ = [
+    "cluster_param",
+    "diff_lines",
+    "editor_bundle",
+    "field_errors",
+    "int_param",
+    "require_role",
+]
 
 
 def require_role(request: HttpRequest, role: str) -> None:
@@ -44,3 +53,13 @@ def diff_lines(diff: str) -> list[dict[str, str]]:
         return {"+": "add", "-": "del"}.get(line[:1], "same")
 
     return [{"text": line.rstrip("\n"), "kind": kind(line)} for line in diff.splitlines(True)]
+
+
+def editor_bundle() -> bool:
+    """Whether ``make install`` built the CodeMirror bundle (static/build/editor.js)."""
+    if finders.find("build/editor.js"):
+        return True
+    try:
+        return staticfiles_storage.exists("build/editor.js")
+    except Exception:  # a storage without the file system (none here) answers no
+        return False

@@ -29,7 +29,14 @@ from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 from scheduler_engine.documents import load_json
 from scheduler_engine.errors import InputError
 
-from .common import cluster_param, diff_lines, field_errors, int_param, require_role
+from .common import (
+    cluster_param,
+    diff_lines,
+    editor_bundle,
+    field_errors,
+    int_param,
+    require_role,
+)
 
 NEW_PROFILE = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -130,6 +137,7 @@ def _editor_context(
         "strategies": editor_services.SCORING_STRATEGIES,
         "can_operate": has_role(request.user, OPERATOR),
         "can_admin": has_role(request.user, ADMIN),
+        "editor_bundle": editor_bundle(),
     }
 
 
@@ -227,6 +235,7 @@ def profile_diff(request: HttpRequest, pk: int) -> HttpResponse:
         "b": b,
         "numbers": numbers,
         "lines": lines,
+        "editor_bundle": editor_bundle(),
     }
     return render(request, "dryruns/profile_diff.html", context)
 

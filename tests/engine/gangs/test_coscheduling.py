@@ -242,3 +242,45 @@ def test_coscheduled_groups_are_never_partial(seed: int) -> None:
         assert u["cpu"] <= cpu_milli(alloc["cpu"])
         assert u["memory"] <= mem_bytes(alloc["memory"])
         assert u[GPU] <= int(alloc.get(GPU, 0))
+
+
+@pytest.mark.parametrize(
+    ("group", "flags", "error"),
+    [
+        (
+            "apiVersion: scheduling.x-k8s.io/v1alpha1\n  kind: PodGroup\n"
+            "  metadata: {name: a, namespace: default}\n  spec: {minMember: three}",
+            ["--config", "COSCHED"],
+            "PodGroup default/a: spec.minMember: must be a non-negative integer",
+        ),
+        (
+            "apiVersion: scheduling.k8s.io/v1alpha2\n  kind: PodGroup\n"
+            "  metadata: {name: b, namespace: default}\n"
+            "  spec: {schedulingPolicy: {gang: {minCount: 0}}}",
+            ["--feature-gates", "GenericWorkload=true"],
+            "PodGroup default/b: spec.schedulingPolicy.gang.minCount: must be an integer of at least 1",
+        ),
+    ],
+)
+def test_a_bad_pod_group_exits_2_naming_it(
+    group: str, flags: list[str], error: str, tmp_path, capsys
+) -> None:
+    from scheduler_engine.cli import main
+
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(f"apiVersion: v1\nkind: List\nitems:\n- {group}\n")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+        "    multiPoint: {enabled: [{name: Coscheduling}]}\n"
+        "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: '*'}]}\n"
+    )
+    argv = [
+        "simulate",
+        "--snapshot",
+        str(snap),
+        *[str(cfg) if f == "COSCHED" else f for f in flags],
+    ]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"{snap}: {error}"

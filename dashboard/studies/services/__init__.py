@@ -1,0 +1,2 @@
+"""The studies' services: ``traces`` reads uploaded traces, ``studies`` creates, cancels
+and exports studies, ``runner`` runs one replay on a worker."""

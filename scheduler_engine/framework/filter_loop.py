@@ -1,0 +1,200 @@
+"""The filter loop: upstream ``findNodesThatPassFilters`` over per-node and vectorised filters.
+
+Part of the framework runtime (:class:`~.runtime.Framework` runs it): the
+runtime, not ``schedule_one``, decides whether a plugin's vectorised method
+(:class:`~.interfaces.BatchFilterPlugin`) or its per-node ``filter`` runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .cycle_state import CycleState
+from .node_info import NodeInfo
+from .outcomes import filter_status, plugin_error
+from .status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..objects import Pod
+
+__all__ = ["FilterLoop", "FilterPass"]
+
+# (name, bound filter, bound filter_batch or None)
+_Filter = tuple[str, Callable[..., Any], Callable[..., Any] | None]
+
+
+class FilterPass:
+    """What :meth:`Framework.find_nodes_that_pass_filters` found.
+
+    ``feasible`` in the rotated order the nodes were examined; ``examined`` how
+    many nodes count as processed (upstream's ``len(feasible) + len(statuses)``);
+    ``rejected`` the rejected nodes with their statuses, in examination order;
+    ``error`` the first Error, which ends the search.
+    """
+
+    __slots__ = ("error", "examined", "feasible", "rejected")
+
+    def __init__(
+        self,
+        feasible: list[NodeInfo],
+        examined: int,
+        rejected: list[tuple[str, Status]] | None = None,
+        error: Status | None = None,
+    ) -> None:
+        self.feasible = feasible
+        self.examined = examined
+        self.rejected = rejected if rejected is not None else []
+        self.error = error
+
+
+class FilterLoop:
+    """The framework's filter loop; the runtime provides the per-node filter calls."""
+
+    batch: bool
+    recorder: Any
+    handle: Any
+    exact_diagnosis: bool
+
+    def active_filters(self, state: CycleState) -> list[_Filter]:
+        raise NotImplementedError
+
+    def _filter_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+    ) -> Status | None:
+        raise NotImplementedError
+
+    def _filter_node_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+    ) -> Status | None:
+        raise NotImplementedError
+
+    def find_nodes_that_pass_filters(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], start: int, to_find: int
+    ) -> FilterPass:
+        """Upstream ``findNodesThatPassFilters``' loop, from ``nodes[start]`` round the list.
+
+        The search ends when ``to_find`` nodes pass (when explaining, the rest
+        are still run and recorded, not decided on).  Vectorised filters, when
+        used, first narrow the candidates to the nodes they all pass; the
+        other filters (every filter, on nodes with nominated pods) then run per
+        node.  When no candidate passes, the per-node run over every node
+        gives each node its exact status.
+        """
+        n = len(nodes)
+        active = self.active_filters(state)
+        vectorised = [(name, fb) for name, _, fb in active if fb is not None] if self.batch else []
+        if vectorised:
+            found = self._pass_vectorised(state, pod, nodes, start, to_find, active, vectorised)
+            if found.error is not None or found.feasible:
+                return found
+            if not self.exact_diagnosis:
+                quick = self._diagnose_vectorised(state, pod, nodes, active)
+                if quick is not None:
+                    return quick
+        return self._pass_per_node(
+            state, pod, nodes, range(start, start + n), start, to_find, active
+        )
+
+    def _diagnose_vectorised(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> FilterPass | None:
+        """Every node rejected by its first vectorised filter (None unless all filters are)."""
+        if any(fb is None for _, _, fb in active) or self.handle.has_nominated_pods():
+            return None
+        undecided = np.ones(len(nodes), dtype=bool)
+        rejected: list[tuple[str, Status]] = []
+        for name, _, fb in active:
+            failed = undecided & ~fb(state, pod, nodes)
+            if failed.any():
+                s = Status(Code.UNSCHEDULABLE, f"node(s) didn't satisfy plugin {name}", plugin=name)
+                rejected.extend((nodes[j].name, s) for j in np.flatnonzero(failed).tolist())
+                undecided &= ~failed
+        if undecided.any():
+            return None
+        return FilterPass([], len(nodes), rejected)
+
+    def _pass_vectorised(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        start: int,
+        to_find: int,
+        active: list[_Filter],
+        vectorised: list[tuple[str, Callable[..., Any]]],
+    ) -> FilterPass:
+        n = len(nodes)
+        mask: np.ndarray | None = None
+        for name, fb in vectorised:
+            try:
+                m = fb(state, pod, nodes)
+            except Exception as exc:
+                return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
+            mask = m if mask is None else (mask & m)
+        idx = np.flatnonzero(mask)
+        if start:
+            cut = int(np.searchsorted(idx, start))
+            idx = np.concatenate((idx[cut:], idx[:cut]))
+        rest = [f for f in active if f[2] is None]
+        if not rest and not self.handle.has_nominated_pods():
+            # every filter decided at once: the first to_find survivors
+            chosen = idx[:to_find].tolist()
+            feasible = [nodes[j] for j in chosen]
+            if len(chosen) >= to_find:
+                return FilterPass(feasible, ((chosen[-1] - start) % n) + 1)
+            return FilterPass(feasible, n)
+        found = self._pass_per_node(state, pod, nodes, idx.tolist(), start, to_find, rest)
+        if found.error is not None:
+            found.examined = 0
+        return found
+
+    def _pass_per_node(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        order: Sequence[int],
+        start: int,
+        to_find: int,
+        filters: list[_Filter],
+    ) -> FilterPass:
+        """The one per-node loop over the positions ``order`` (taken modulo ``len(nodes)``).
+
+        Nodes with nominated pods run every active filter, with upstream's
+        two passes; the others run ``filters``.
+        """
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[str, Status]] = []
+        examined = n
+        explain = self.recorder is not None
+        done = False
+        nominated = (
+            self.handle.nominated_pods_for_node if self.handle.has_nominated_pods() else None
+        )
+        active = self.active_filters(state)
+        for k in order:
+            j = k % n
+            ni = nodes[j]
+            if nominated is not None and nominated(ni.name):
+                s = self._filter_node_with_nominated_pods(state, pod, ni, active)
+            else:
+                s = self._filter_node(state, pod, ni, filters)
+            if done:
+                # explaining only: nodes past the cut-off are recorded, not decided on
+                continue
+            if s is None or s.code == Code.SUCCESS:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    examined = ((j - start) % n) + 1
+                    if not explain:
+                        break
+                    done = True
+            elif s.code == Code.ERROR:
+                return FilterPass([], ((j - start) % n) + 1, rejected, s)
+            else:
+                rejected.append((ni.name, s))
+        return FilterPass(feasible, examined, rejected)

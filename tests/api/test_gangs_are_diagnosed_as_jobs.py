@@ -1,0 +1,53 @@
+"""GET clusters/{id}/gangs/ and one gang: the engine's diagnosis of pending pod groups."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+
+from dashboard.explain import live
+from tests.support.gang_cluster import GATES, make_gang_cluster
+
+
+@pytest.fixture
+def gangs_cluster(db):
+    live.forget()
+    yield make_gang_cluster()
+    live.forget()
+
+
+@override_settings(SCHEDLAB_FEATURE_GATES=GATES)
+def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gangs_cluster):
+    live.active_config.cache_clear()
+    r = viewer.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/")
+    assert r.status_code == 200, r.content
+    by_name = {g["name"]: g for g in r.json()}
+    assert set(by_name) == {"train/fits", "train/big"}
+    fits, big = by_name["train/fits"], by_name["train/big"]
+    assert fits["status"] == "Scheduled" and fits["placed"] == fits["scheduled"] == 2
+    # queue order decides which gang takes the two nodes: whichever did, the other is
+    # blocked whole (never partly placed) and counted by reason
+    assert big["status"] == "Unschedulable" and big["scheduled"] == 0
+    assert big["minMember"] == 4 and sum(big["reasons"].values()) == 4 - big["placed"]
+    assert "Insufficient nvidia.com/gpu" in big["reasons"]
+    assert big["summary"].startswith(f"{big['placed']} of 4 fit")
+    one = viewer.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/train/big/")
+    assert one.status_code == 200 and one.json() == big
+    native = viewer.get(
+        f"/api/v1/clusters/{gangs_cluster.pk}/gangs/train/big/?api=scheduling.k8s.io/v1alpha2"
+    )
+    assert native.json() == big
+
+
+def test_unknown_gangs_and_bad_parameters(viewer, gangs_cluster):
+    live.active_config.cache_clear()
+    base = f"/api/v1/clusters/{gangs_cluster.pk}/gangs"
+    # without the gates native groups are not gangs: the engine places pods one by one
+    assert viewer.get(f"{base}/").json() == []
+    assert viewer.get(f"{base}/train/big/").status_code == 404
+    bad = viewer.get(f"{base}/train/big/?api=v1")
+    assert bad.status_code == 400 and "api" in bad.json()
+
+
+def test_gangs_need_a_login(client, gangs_cluster):
+    assert client.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/").status_code in (401, 403)

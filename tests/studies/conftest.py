@@ -1,0 +1,9 @@
+"""Fixtures of the study tests: token clients per role, the session's worker, tiny traces."""
+
+from tests.support.fixtures import (  # noqa: F401
+    admin,
+    celery_worker,
+    operator,
+    viewer,
+    worker,
+)
