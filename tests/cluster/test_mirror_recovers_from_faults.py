@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
 from dashboard.cluster.mirror.health import MirrorHealth
 from dashboard.cluster.models import Cluster, Node, Pod
 from tests.support import objects as b
+from tests.support.fixtures import ROOT
 from tests.support.mirror import wait_until, wait_watching
 
 
@@ -160,3 +166,55 @@ def test_failed_database_writes_show_in_the_health_until_one_succeeds():
     summary = health.summary()
     assert summary["mirror_status"] == Cluster.MirrorStatus.WATCHING and summary["connected"]
     assert health.last_error_wall is not None  # stored as last_error_at
+
+
+def _mirror_process(kubeconfig) -> subprocess.Popen:
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
+        "SCHEDLAB_TEST_ID": settings.TEST_ID,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "MIRROR_PAGE_SIZE": "5",  # many small pages: a sync long enough to cut in two
+    }
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "mirror", "--cluster", "live", "--kubeconfig", kubeconfig],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_the_mirror_process_killed_mid_sync_and_started_again(kube, kubeconfig, live_cluster):
+    names = {f"p{i:03d}" for i in range(400)}
+    for name in sorted(names):
+        kube.apply(b.pod(name))
+    count = Pod.objects.filter(cluster=live_cluster).count
+    first = _mirror_process(str(kubeconfig))
+    try:
+        wait_until(lambda: count() > 0, timeout=30, what="the first pages stored")
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    stored = count()
+    assert 0 < stored < len(names), f"killed too late to be mid-sync ({stored} pods)"
+    # what changed while no mirror ran
+    kube.delete("Pod", "p000", "default")
+    kube.apply(b.pod("p001", node="n1"))
+
+    second = _mirror_process(str(kubeconfig))
+    try:
+        wait_watching(live_cluster, timeout=30)
+        wait_until(lambda: _names(live_cluster) == names - {"p000"}, what="pods converge")
+        assert count() == len(names) - 1  # nothing twice, nothing half-written
+        assert Pod.objects.get(cluster=live_cluster, name="p001").node_name == "n1"
+        cluster = Cluster.objects.get(pk=live_cluster.pk)
+        assert cluster.connected and not cluster.last_error
+    finally:
+        second.terminate()
+        second.wait(20)
+    cluster = Cluster.objects.get(pk=live_cluster.pk)
+    assert cluster.mirror_status == Cluster.MirrorStatus.STOPPED and not cluster.connected
