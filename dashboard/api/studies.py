@@ -43,12 +43,27 @@ class TraceSerializer(serializers.Serializer):
     pods_csv = StrictCharField(
         required=False, trim_whitespace=False, help_text="openb pod list (CSV)"
     )
+    cluster = StrictCharField(
+        required=False,
+        max_length=253,
+        help_text="a mirrored cluster's name: its pod history as a trace (export_trace)",
+    )
+    days = serializers.FloatField(
+        required=False,
+        min_value=0.001,
+        help_text="with cluster: only pods created in the last N days",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "jsonl" in attrs and ("nodes_csv" in attrs or "pods_csv" in attrs):
-            raise ValidationError("give jsonl, or nodes_csv and pods_csv, not both")
-        if "jsonl" not in attrs and not ("nodes_csv" in attrs and "pods_csv" in attrs):
-            raise ValidationError("give jsonl, or nodes_csv and pods_csv")
+        sources = [
+            "jsonl" in attrs,
+            "nodes_csv" in attrs or "pods_csv" in attrs,
+            "cluster" in attrs,
+        ]
+        if sum(sources) != 1 or (sources[1] and not ("nodes_csv" in attrs and "pods_csv" in attrs)):
+            raise ValidationError("give one of: jsonl; nodes_csv and pods_csv; cluster")
+        if "days" in attrs and "cluster" not in attrs:
+            raise ValidationError({"days": ["only with cluster"]})
         return attrs
 
 

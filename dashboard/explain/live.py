@@ -33,8 +33,8 @@ from dashboard.cluster.models import Cluster, Event, Node, Pod
 from dashboard.cluster.selectors import DONE_PHASES, pending_pods
 from dashboard.dryruns.selectors import active_document
 from dashboard.dryruns.services.errors import BadInput
-from dashboard.dryruns.services.profiles import parse_config
-from scheduler_engine import SchedulerConfig, default_config, load_config
+from dashboard.dryruns.services.profiles import default_engine_config, parse_config
+from scheduler_engine import SchedulerConfig, default_config
 from scheduler_engine.errors import InputError
 from scheduler_engine.warm_cluster import WarmCluster
 
@@ -326,8 +326,7 @@ def _config(document: str | None) -> SchedulerConfig:
     # versions are immutable, so the active document's parse can be reused
     if document:
         return parse_config(document)
-    gates = conf.feature_gates()
-    return load_config(None, feature_gates=gates) if gates else default_config()
+    return default_engine_config() if conf.feature_gates() else default_config()
 
 
 def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@
     }
     const l = layout("Throughput and quality against percentageOfNodesToScore", "percentageOfNodesToScore", "pods/s (solid)");
     l.yaxis2 = { title: { text: "unallocated GPU % at 100% (dotted)" }, overlaying: "y", side: "right" };
+    l.margin.r = 70;
     Plotly.newPlot("study-tradeoff", traces, l, config);
   } else {
     Plotly.newPlot("study-tradeoff", [{

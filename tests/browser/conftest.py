@@ -69,6 +69,11 @@ def _server_env() -> dict[str, str]:
 @pytest.fixture(scope="package")
 def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
     """Daphne serving schedlab.asgi on a free port (HTTP and websockets)."""
+    yield from serve()
+
+
+def serve(**extra_env: str) -> Iterator[str]:
+    """Start daphne (with ``extra_env`` on top of the test settings), yield its URL, stop it."""
     port = _free_port()
     proc = subprocess.Popen(
         [
@@ -81,7 +86,7 @@ def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
             str(port),
             "schedlab.asgi:application",
         ],
-        env=_server_env(),
+        env={**_server_env(), **extra_env},
         cwd=ROOT,
     )
     url = f"http://127.0.0.1:{port}"

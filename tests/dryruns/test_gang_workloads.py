@@ -107,3 +107,32 @@ def test_a_16_pod_gang_fits_only_after_a_bin_packing_profile():
         (g,) = [g for g in res["summary"]["gangs"] if g["name"] == "train/big"]
         outcome[strategy] = (g["status"], g["scheduled"])
     assert outcome == {"LeastAllocated": ("Unschedulable", 0), "MostAllocated": ("Scheduled", 16)}
+
+
+def _native_run(config) -> dict:
+    from tests.support.gang_cluster import gang_objects
+
+    reg = default_registry()
+    return simulate(build_cluster(gang_objects()), config, registry=reg).to_dict()
+
+
+def test_dry_runs_carry_the_deployments_feature_gates(settings):
+    """With SCHEDLAB_FEATURE_GATES a dry-run schedules native gangs as groups; without, pod by pod."""
+    from dashboard.dryruns.models import DryRun
+    from dashboard.dryruns.services.runner import _config_for
+    from tests.support.gang_cluster import GATES
+
+    inline = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    for run in (DryRun(), DryRun(inline_config=inline)):
+        settings.SCHEDLAB_FEATURE_GATES = ""
+        plain = _native_run(_config_for(run))
+        assert "gangs" not in plain["summary"]
+        # pod by pod: two of big's four 8-GPU members would be bound without the gates
+        bound = {r["pod"] for r in plain["results"] if r["status"] == "Scheduled"}
+        assert len(bound) == 2
+        settings.SCHEDLAB_FEATURE_GATES = GATES
+        gangs = {g["name"]: g for g in _native_run(_config_for(run))["summary"]["gangs"]}
+        assert {n: (g["status"], g["scheduled"]) for n, g in gangs.items()} == {
+            "train/fits": ("Scheduled", 2),
+            "train/big": ("Unschedulable", 0),
+        }

@@ -24,6 +24,9 @@ def _post(client, **body):
         ({"traces": []}, "traces", ""),
         ({"traces": [{"jsonl": "{not json\n"}]}, "traces[0]", "not JSON"),
         ({"traces": [{"name": "x"}]}, "traces", "jsonl"),
+        ({"traces": [{"jsonl": jsonl_trace(), "cluster": "c"}]}, "traces", "one of"),
+        ({"traces": [{"cluster": "nowhere"}]}, "traces[0]", "nowhere"),
+        ({"traces": [{"jsonl": jsonl_trace(), "days": 3}]}, "traces", "only with cluster"),
         ({"percentages": [5, 101]}, "percentages", "100"),
         ({"seeds": [-1]}, "seeds", "0"),
         ({"mode": "fast"}, "mode", "fast"),
@@ -52,11 +55,6 @@ def test_an_openb_trace_with_a_negative_value_names_line_and_column(operator):
     message = r.json()["traces[0]"][0]
     assert "podsCsv" not in message and "pods_csv" in message
     assert "line 3" in message and "cpu_milli" in message
-
-
-def test_a_trace_without_gpus_is_refused(operator):
-    r = _post(operator, traces=[{"jsonl": jsonl_trace(pods=0, gpus=False)}])
-    assert r.status_code == 400 and "traces[0]" in r.json(), r.content
 
 
 @override_settings(SCHEDLAB_STUDY_MAX_RUNS=10)

@@ -9,13 +9,20 @@ import statistics
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
+from dashboard.cluster.kinds import KINDS_BY_KEY, object_row
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
+from dashboard.cluster.services.clusters import ensure_live_cluster
 from dashboard.studies.models import Study, StudyRun
 from dashboard.studies.services.runner import publish, run_study_run
 from dashboard.studies.services.studies import NODES_TO_SCORE, cancel_study, create_study
 from schedlab.asgi import application
+from scheduler_engine.replay.trace import gpu_node_object
 from tests.pages.conftest import login_as
+from tests.support import objects as b
 
 from .traces import jsonl_trace
+
+PODS, NODES = KINDS_BY_KEY["pods"], KINDS_BY_KEY["nodes"]
 
 
 def _figure(html: str) -> dict:
@@ -106,3 +113,23 @@ def test_cancelling_twice_is_refused(db):
     cancel_study(study)
     r = login_as("operator").post(f"/studies/{study.pk}/cancel/", follow=True)
     assert b"has finished already" in r.content
+
+
+def test_a_study_replays_a_mirrored_clusters_history(db):
+    c = ensure_live_cluster("hist")
+    changes = Changes()
+    changes.upsert(NODES, object_row(NODES, c.pk, gpu_node_object("n1", 8000, 16384, 2, "")))
+    apply_changes(c.pk, changes)
+    changes = Changes()
+    for i in range(3):
+        p = b.pod(f"p{i}", cpu="1")
+        p["metadata"]["creationTimestamp"] = f"2026-11-30T10:00:0{i}Z"
+        p["metadata"]["uid"] = f"uid-{i}"
+        changes.upsert(PODS, object_row(PODS, c.pk, p))
+    apply_changes(c.pk, changes)
+    study = create_study(user=None, traces=[{"cluster": "hist", "days": 3650}], mode="time")
+    trace = study.traces.get()
+    assert (trace.name, trace.nodes, trace.pods) == ("hist", 1, 3)
+    assert run_study_run(study.runs.get().pk) == "succeeded"
+    s = study.runs.get().summary
+    assert (s["pods"], s["placed"], s["mode"]) == (3, 3, "time")

@@ -28,6 +28,7 @@ __all__ = [
     "apply_version",
     "create_profile",
     "create_version",
+    "default_engine_config",
     "diff_documents",
     "diff_versions",
     "editor_schema",
@@ -86,6 +87,11 @@ def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
     return load_config(
         _document(text), feature_gates=conf.feature_gates(), **conf.engine_config_kwargs()
     )
+
+
+def default_engine_config() -> SchedulerConfig:
+    """Upstream's default configuration, under the deployment's feature gates (if any)."""
+    return load_config(None, feature_gates=conf.feature_gates(), **conf.engine_config_kwargs())
 
 
 def create_profile(

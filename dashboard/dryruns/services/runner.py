@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from dashboard import conf
 from dashboard.cluster.services import broadcast
-from scheduler_engine import SchedulerConfig, build_cluster, default_config, simulate
+from scheduler_engine import SchedulerConfig, build_cluster, simulate
 from scheduler_engine.errors import InputError
 from scheduler_engine.hardware_view import simulate_hardware_view
 
@@ -29,7 +29,7 @@ from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
 from .metrics import fleet_metrics
-from .profiles import parse_config
+from .profiles import default_engine_config, parse_config
 from .results import index_fields, store_indexes
 
 __all__ = ["dry_run_group", "reap_stale_runs", "run_dry_run"]
@@ -108,7 +108,7 @@ def _config_for(run: DryRun) -> SchedulerConfig:
         return parse_config(run.profile_version.document)
     if run.inline_config:
         return parse_config(run.inline_config, prefix="inline_config")
-    return default_config()
+    return default_engine_config()
 
 
 class _Progress:

@@ -7,9 +7,11 @@ group; the last run to finish settles the study's status.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import time
+from collections import OrderedDict
 from typing import Any
 
 from django.db import transaction
@@ -19,8 +21,10 @@ from dashboard import conf
 from dashboard.cluster.services import broadcast
 from dashboard.dryruns.services.profiles import parse_config
 from scheduler_engine.config import load_config
+from scheduler_engine.plugins.gpupolicies.fragmentation import TypicalPod
 from scheduler_engine.replay import (
     ReplayOptions,
+    Trace,
     replay,
     trace_typical_pods,
     with_percentage_of_nodes_to_score,
@@ -33,6 +37,10 @@ from .traces import load_trace
 __all__ = ["PROGRESS_INTERVAL", "publish", "run_study_run", "study_group"]
 
 PROGRESS_INTERVAL = 0.5
+# parsed traces a worker process keeps: a study's runs share few traces, and
+# reading an openb trace costs more than a small replay (StudyTrace rows never change)
+TRACE_CACHE_SIZE = 4
+_traces: OrderedDict[str, tuple[Trace, list[TypicalPod]]] = OrderedDict()
 
 
 class _Cancelled(Exception):
@@ -80,6 +88,28 @@ def _claim(run_id: int) -> StudyRun | None:
     run.study.refresh_from_db()
     publish(run.study, run, progress=0.0)
     return run
+
+
+def _trace(run: StudyRun) -> tuple[Trace, list[TypicalPod]]:
+    """The run's trace and its typical pods, parsed once per worker process.
+
+    Keyed by the text's digest; replays never change a trace (they schedule copies
+    of its pods).
+    """
+    t = run.trace
+    digest = hashlib.sha256()
+    for part in (t.format, t.nodes_text, "\0", t.pods_text):
+        digest.update(part.encode())
+    key = digest.hexdigest()
+    hit = _traces.get(key)
+    if hit is not None:
+        _traces.move_to_end(key)
+        return hit
+    trace = load_trace(t.format, t.nodes_text, t.pods_text)
+    _traces[key] = (trace, trace_typical_pods(trace))
+    while len(_traces) > TRACE_CACHE_SIZE:
+        _traces.popitem(last=False)
+    return _traces[key]
 
 
 def _config(run: StudyRun) -> tuple[Any, str | None]:
@@ -133,9 +163,8 @@ def run_study_run(run_id: int) -> str | None:
         publish(study, run, progress=round(pct, 4))
 
     try:
-        trace = load_trace(run.trace.format, run.trace.nodes_text, run.trace.pods_text)
+        trace, typical = _trace(run)
         config, policy = _config(run)
-        typical = trace_typical_pods(trace)
         config = with_typical_pods(config, typical)
         spec = study.spec
         options = ReplayOptions(

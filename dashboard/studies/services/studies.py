@@ -19,6 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from dashboard import conf
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.history_trace import write_history_trace
 from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput, NotCancellable
 from dashboard.dryruns.services.profiles import parse_config
@@ -68,19 +70,30 @@ def _configs(policies: Sequence[str], versions: Sequence[int]) -> list[dict[str,
     return out
 
 
-def _traces(traces: Sequence[dict[str, str]]) -> list[tuple[dict[str, Any], int, int]]:
+def _history(i: int, name: str, days: float | None) -> str:
+    cluster = Cluster.objects.filter(name=name).first()
+    if cluster is None:
+        raise BadInput.one(f"traces[{i}]", f"cluster: no cluster named {name!r}")
+    out = io.StringIO()
+    write_history_trace(cluster, out, days)
+    return out.getvalue()
+
+
+def _traces(traces: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], int, int]]:
     out = []
     for i, t in enumerate(traces):
         fmt = "openb" if "pods_csv" in t else "jsonl"
         nodes_text = t.get("nodes_csv", "")
-        pods_text = t["pods_csv"] if fmt == "openb" else t.get("jsonl", "")
+        if "cluster" in t:
+            pods_text = _history(i, t["cluster"], t.get("days"))
+        else:
+            pods_text = t["pods_csv"] if fmt == "openb" else t.get("jsonl", "")
         try:
             trace = load_trace(fmt, nodes_text, pods_text)
         except InputError as exc:
             raise BadInput.one(f"traces[{i}]", exc.one_line()) from None
-        if trace.gpu_capacity_milli <= 0:
-            raise BadInput.one(f"traces[{i}]", "the trace's nodes have no GPUs")
-        row = {"name": t.get("name") or f"trace-{i + 1}", "format": fmt}
+        default_name = t.get("cluster") or f"trace-{i + 1}"
+        row = {"name": t.get("name") or default_name, "format": fmt}
         out.append(
             (
                 {**row, "nodes_text": nodes_text, "pods_text": pods_text},

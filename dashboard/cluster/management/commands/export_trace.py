@@ -10,14 +10,12 @@ node it ran on and when it was bound.  ``python -m scheduler_engine replay
 from __future__ import annotations
 
 import sys
-from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils import timezone
 
-from dashboard.cluster.models import Cluster, Node, PodHistory
-from scheduler_engine.replay.trace import write_jsonl
+from dashboard.cluster.models import Cluster
+from dashboard.cluster.services.history_trace import write_history_trace
 
 
 class Command(BaseCommand):
@@ -35,22 +33,10 @@ class Command(BaseCommand):
             raise CommandError(f"cluster {opts['cluster']!r}: no such cluster") from None
         if opts["days"] is not None and opts["days"] <= 0:
             raise CommandError(f"--days: must be positive, got {opts['days']}")
-        history = PodHistory.objects.filter(cluster=cluster)
-        if opts["days"] is not None:
-            history = history.filter(created_at__gte=timezone.now() - timedelta(days=opts["days"]))
-        nodes = [n.obj for n in Node.objects.filter(cluster=cluster).order_by("name")]
-        pods = []
-        for h in history.order_by("created_at", "namespace", "name").iterator(chunk_size=2000):
-            created = (h.created_at or h.first_seen).timestamp()
-            deleted = h.deleted_at.timestamp() if h.deleted_at else None
-            observed = (
-                {"node": h.node_name, "boundTime": h.bound_at.timestamp()} if h.bound_at else None
-            )
-            pods.append((h.obj, created, deleted, observed))
         out = open(opts["output"], "w", encoding="utf-8") if opts["output"] else sys.stdout  # noqa: SIM115
         try:
-            n = write_jsonl(nodes, pods, out)
+            nodes, pods, n = write_history_trace(cluster, out, opts["days"])
         finally:
             if out is not sys.stdout:
                 out.close()
-        self.stderr.write(f"{len(nodes)} nodes, {len(pods)} pods, {n} lines")
+        self.stderr.write(f"{nodes} nodes, {pods} pods, {n} lines")
