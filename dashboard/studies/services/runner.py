@@ -1,8 +1,11 @@
 """Run one study run on a worker: claim it, replay its trace, store summary and curve.
 
 A run checks every ``PROGRESS_INTERVAL`` seconds whether its study was
-cancelled (and stops), and publishes its progress to the study's websocket
-group; the last run to finish settles the study's status.
+cancelled (and stops), beats (``heartbeat_at``) and publishes its progress to
+the study's websocket group; the last run to finish settles the study's
+status.  A run left running by a lost worker (no beat for
+``SCHEDLAB_STUDY_STALE_SECONDS``) is run anew when its task is delivered again
+(the task is acknowledged late and rejected when its worker is lost).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import socket
 import time
 from collections import OrderedDict
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -72,16 +76,22 @@ def _claim(run_id: int) -> StudyRun | None:
             .filter(pk=run_id)
             .first()
         )
-        if run is None or run.status != Status.QUEUED:
-            return None
         now = timezone.now()
+        stale = now - timedelta(seconds=conf.study_stale_seconds())
+        lost = (
+            run is not None
+            and run.status == Status.RUNNING
+            and (run.heartbeat_at is None or run.heartbeat_at < stale)
+        )
+        if run is None or (run.status != Status.QUEUED and not lost):
+            return None
         if run.study.status == Status.CANCELLED:
             run.status, run.finished_at = Status.CANCELLED, now
             run.save(update_fields=["status", "finished_at"])
             return None
-        run.status, run.started_at, run.worker = Status.RUNNING, now, socket.gethostname()
-        run.worker = f"{run.worker}:{os.getpid()}"
-        run.save(update_fields=["status", "started_at", "worker"])
+        run.status, run.started_at, run.heartbeat_at = Status.RUNNING, now, now
+        run.worker = f"{socket.gethostname()}:{os.getpid()}"
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker"])
         Study.objects.filter(pk=run.study_id, status=Status.QUEUED).update(
             status=Status.RUNNING, started_at=now
         )
@@ -159,7 +169,7 @@ def run_study_run(run_id: int) -> str | None:
         if status == Status.CANCELLED:
             raise _Cancelled
         pct = done / total if total else 1.0
-        StudyRun.objects.filter(pk=run.pk).update(progress=pct)
+        StudyRun.objects.filter(pk=run.pk).update(progress=pct, heartbeat_at=timezone.now())
         publish(study, run, progress=round(pct, 4))
 
     try:
