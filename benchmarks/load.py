@@ -9,7 +9,7 @@ Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
 prewarm on) on 127.0.0.1, waits for the prewarm, then for --seconds runs
 --users threads, each a logged-in session walking the cluster's pages in turn,
 and --clients threads, each with an API token asking for the explanation of a
-pending pod (a different one each time). Wall times from the client, over
+pending pod (a different one each time); --think makes each user wait between\npages (0: closed loop, a page the moment the last one arrived). Wall times from the client, over
 HTTP; any status but 200 or any exception counts as an error.
 """
 
@@ -75,6 +75,9 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=50)
     ap.add_argument("--clients", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument(
+        "--think", type=float, default=0.0, help="seconds a user waits between two pages"
+    )
     args = ap.parse_args()
 
     import django
@@ -170,6 +173,8 @@ def main() -> int:
                 except requests.RequestException as exc:
                     err = f"{type(exc).__name__} {url}"
                 tally.add("page", time.perf_counter() - t, err)
+                if args.think:
+                    time.sleep(args.think)
 
         def explain(i: int) -> None:
             s = requests.Session()
