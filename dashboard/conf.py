@@ -153,3 +153,9 @@ def trace_retention_days() -> float:
 def study_max_runs() -> int:
     """Most runs (traces x configurations x seeds x percentages) one study may hold."""
     return int(_get("SCHEDLAB_STUDY_MAX_RUNS", 200))
+
+
+def study_stale_seconds() -> float:
+    """A running study run whose heartbeat is older than this lost its worker (120 s);
+    its task, delivered again, runs it anew."""
+    return float(_get("SCHEDLAB_STUDY_STALE_SECONDS", 120.0))

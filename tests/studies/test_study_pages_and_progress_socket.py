@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+from datetime import timedelta
 
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.utils import timezone
 
 from dashboard.cluster.kinds import KINDS_BY_KEY, object_row
 from dashboard.cluster.services.cluster_state import Changes, apply_changes
@@ -133,3 +135,18 @@ def test_a_study_replays_a_mirrored_clusters_history(db):
     assert run_study_run(study.runs.get().pk) == "succeeded"
     s = study.runs.get().summary
     assert (s["pods"], s["placed"], s["mode"]) == (3, 3, "time")
+
+
+def test_a_run_whose_worker_was_lost_is_run_again_and_a_live_one_is_left_alone(db, settings):
+    settings.SCHEDLAB_STUDY_STALE_SECONDS = 60.0
+    study = create_study(user=None, traces=[{"jsonl": jsonl_trace()}], seeds=[1, 2])
+    lost, alive = study.runs.order_by("index")
+    now = timezone.now()
+    StudyRun.objects.filter(pk=lost.pk).update(
+        status="running", worker="gone:1", heartbeat_at=now - timedelta(seconds=61)
+    )
+    StudyRun.objects.filter(pk=alive.pk).update(status="running", worker="x:2", heartbeat_at=now)
+    assert run_study_run(alive.pk) is None
+    assert run_study_run(lost.pk) == "succeeded"
+    lost.refresh_from_db()
+    assert lost.worker != "gone:1" and lost.summary["pods"] > 0

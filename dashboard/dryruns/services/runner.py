@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from dashboard import conf
@@ -40,6 +40,26 @@ log = logging.getLogger(__name__)
 PROGRESS_INTERVAL = 0.5
 
 
+# A cut database connection (a PostgreSQL restart, pg_terminate_backend, a
+# failover) costs a store this many tries, waiting 0.2, 0.4, 0.8 ... s between.
+DB_ATTEMPTS = 6
+
+
+def _retrying_db(fn: Callable[[], Any]) -> Any:
+    """``fn()`` (one whole transaction or statement), again on a fresh connection if the
+    connection was lost; a run's work is not thrown away for a moment without a database."""
+    for attempt in range(DB_ATTEMPTS):
+        try:
+            return fn()
+        except (OperationalError, InterfaceError) as exc:
+            if attempt == DB_ATTEMPTS - 1 or connection.in_atomic_block:
+                raise
+            log.warning("database connection lost (%s); trying again", str(exc).splitlines()[0])
+            connection.close()
+            time.sleep(0.2 * 2**attempt)
+    return None
+
+
 def dry_run_group(dry_run_id: int) -> str:
     return f"dryrun-{dry_run_id}"
 
@@ -50,6 +70,10 @@ def _publish(run_id: int, **fields: Any) -> None:
 
 def _claim(run_id: int) -> DryRun | None:
     """Move a queued (or abandoned running) run to running; None if someone else owns it."""
+    return _retrying_db(lambda: _claim_once(run_id))
+
+
+def _claim_once(run_id: int) -> DryRun | None:
     stale = timezone.now() - timedelta(seconds=conf.stale_seconds())
     with transaction.atomic():
         run = DryRun.objects.select_for_update().filter(pk=run_id).first()
@@ -75,7 +99,7 @@ def _claim(run_id: int) -> DryRun | None:
 
 def _finish(run: DryRun, status: str, **fields: Any) -> None:
     fields.update(status=status, finished_at=timezone.now(), heartbeat_at=timezone.now())
-    DryRun.objects.filter(pk=run.pk).update(**fields)
+    _retrying_db(lambda: DryRun.objects.filter(pk=run.pk).update(**fields))
     _publish(run.pk, status=status, progress=fields.get("progress", run.progress))
 
 
@@ -100,10 +124,17 @@ class _Progress:
             return
         self.last = now
         pct = round(100.0 * done / total, 1) if total else 100.0
-        DryRun.objects.filter(pk=self.run_id).update(
-            progress=pct, pods_done=done, pods_total=total, heartbeat_at=timezone.now()
-        )
-        if DryRun.objects.filter(pk=self.run_id, cancel_requested=True).exists():
+        try:
+            DryRun.objects.filter(pk=self.run_id).update(
+                progress=pct, pods_done=done, pods_total=total, heartbeat_at=timezone.now()
+            )
+            cancelled = DryRun.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+        except (OperationalError, InterfaceError) as exc:
+            # progress is a report, not the result: reconnect and report next time
+            log.warning("dry-run %s: progress not saved: %s", self.run_id, exc)
+            connection.close()
+            return
+        if cancelled:
             raise Cancelled
         _publish(self.run_id, status=DryRun.Status.RUNNING, progress=pct, podsDone=done)
 
@@ -137,6 +168,7 @@ class _Heartbeat:
                     )
                 except Exception:  # the database may be away a moment: beat again next time
                     log.warning("dry-run %s: heartbeat failed", self.run_id, exc_info=True)
+                    connection.close()  # this thread's: the next beat connects afresh
         finally:
             connection.close()
 
@@ -192,28 +224,32 @@ def _run(run: DryRun) -> None:
             for i, s in enumerate(range(0, len(results), size))
         ]
         indexes = build_indexes(objects, results)
-        with transaction.atomic():
-            DryRunResultPage.objects.filter(dry_run_id=run.pk).delete()
-            DryRunResultPage.objects.bulk_create(pages)
-            store_indexes(run.pk, indexes)
-            t3 = time.perf_counter()
-            _finish(
-                run,
-                DryRun.Status.SUCCEEDED,
-                progress=100.0,
-                pods_done=len(results),
-                pods_total=len(results),
-                pods_placed=placed,
-                summary=summary,
-                metrics=metrics,
-                result_count=len(results),
-                load_seconds=round(t1 - t0, 4),
-                engine_seconds=round(t2 - t1, 4),
-                store_seconds=round(t3 - t2, 4),
-                pods_per_second=summary.get("podsPerSecond"),
-                error="",
-                **index_fields(indexes),
-            )
+
+        def store() -> None:
+            with transaction.atomic():
+                DryRunResultPage.objects.filter(dry_run_id=run.pk).delete()
+                DryRunResultPage.objects.bulk_create(pages)
+                store_indexes(run.pk, indexes)
+                t3 = time.perf_counter()
+                _finish(
+                    run,
+                    DryRun.Status.SUCCEEDED,
+                    progress=100.0,
+                    pods_done=len(results),
+                    pods_total=len(results),
+                    pods_placed=placed,
+                    summary=summary,
+                    metrics=metrics,
+                    result_count=len(results),
+                    load_seconds=round(t1 - t0, 4),
+                    engine_seconds=round(t2 - t1, 4),
+                    store_seconds=round(t3 - t2, 4),
+                    pods_per_second=summary.get("podsPerSecond"),
+                    error="",
+                    **index_fields(indexes),
+                )
+
+        _retrying_db(store)
     except Cancelled:
         _finish(run, DryRun.Status.CANCELLED)
     except (BadInput, InputError) as exc:

@@ -1,15 +1,21 @@
 """Run one study run on a worker: claim it, replay its trace, store summary and curve.
 
 A run checks every ``PROGRESS_INTERVAL`` seconds whether its study was
-cancelled (and stops), and publishes its progress to the study's websocket
-group; the last run to finish settles the study's status.
+cancelled (and stops), beats (``heartbeat_at``) and publishes its progress to
+the study's websocket group; the last run to finish settles the study's
+status.  A run left running by a lost worker (no beat for
+``SCHEDLAB_STUDY_STALE_SECONDS``) is run anew when its task is delivered again
+(the task is acknowledged late and rejected when its worker is lost).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import time
+from collections import OrderedDict
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -19,8 +25,10 @@ from dashboard import conf
 from dashboard.cluster.services import broadcast
 from dashboard.dryruns.services.profiles import parse_config
 from scheduler_engine.config import load_config
+from scheduler_engine.plugins.gpupolicies.fragmentation import TypicalPod
 from scheduler_engine.replay import (
     ReplayOptions,
+    Trace,
     replay,
     trace_typical_pods,
     with_percentage_of_nodes_to_score,
@@ -33,6 +41,10 @@ from .traces import load_trace
 __all__ = ["PROGRESS_INTERVAL", "publish", "run_study_run", "study_group"]
 
 PROGRESS_INTERVAL = 0.5
+# parsed traces a worker process keeps: a study's runs share few traces, and
+# reading an openb trace costs more than a small replay (StudyTrace rows never change)
+TRACE_CACHE_SIZE = 4
+_traces: OrderedDict[str, tuple[Trace, list[TypicalPod]]] = OrderedDict()
 
 
 class _Cancelled(Exception):
@@ -64,22 +76,50 @@ def _claim(run_id: int) -> StudyRun | None:
             .filter(pk=run_id)
             .first()
         )
-        if run is None or run.status != Status.QUEUED:
-            return None
         now = timezone.now()
+        stale = now - timedelta(seconds=conf.study_stale_seconds())
+        lost = (
+            run is not None
+            and run.status == Status.RUNNING
+            and (run.heartbeat_at is None or run.heartbeat_at < stale)
+        )
+        if run is None or (run.status != Status.QUEUED and not lost):
+            return None
         if run.study.status == Status.CANCELLED:
             run.status, run.finished_at = Status.CANCELLED, now
             run.save(update_fields=["status", "finished_at"])
             return None
-        run.status, run.started_at, run.worker = Status.RUNNING, now, socket.gethostname()
-        run.worker = f"{run.worker}:{os.getpid()}"
-        run.save(update_fields=["status", "started_at", "worker"])
+        run.status, run.started_at, run.heartbeat_at = Status.RUNNING, now, now
+        run.worker = f"{socket.gethostname()}:{os.getpid()}"
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker"])
         Study.objects.filter(pk=run.study_id, status=Status.QUEUED).update(
             status=Status.RUNNING, started_at=now
         )
     run.study.refresh_from_db()
     publish(run.study, run, progress=0.0)
     return run
+
+
+def _trace(run: StudyRun) -> tuple[Trace, list[TypicalPod]]:
+    """The run's trace and its typical pods, parsed once per worker process.
+
+    Keyed by the text's digest; replays never change a trace (they schedule copies
+    of its pods).
+    """
+    t = run.trace
+    digest = hashlib.sha256()
+    for part in (t.format, t.nodes_text, "\0", t.pods_text):
+        digest.update(part.encode())
+    key = digest.hexdigest()
+    hit = _traces.get(key)
+    if hit is not None:
+        _traces.move_to_end(key)
+        return hit
+    trace = load_trace(t.format, t.nodes_text, t.pods_text)
+    _traces[key] = (trace, trace_typical_pods(trace))
+    while len(_traces) > TRACE_CACHE_SIZE:
+        _traces.popitem(last=False)
+    return _traces[key]
 
 
 def _config(run: StudyRun) -> tuple[Any, str | None]:
@@ -129,13 +169,12 @@ def run_study_run(run_id: int) -> str | None:
         if status == Status.CANCELLED:
             raise _Cancelled
         pct = done / total if total else 1.0
-        StudyRun.objects.filter(pk=run.pk).update(progress=pct)
+        StudyRun.objects.filter(pk=run.pk).update(progress=pct, heartbeat_at=timezone.now())
         publish(study, run, progress=round(pct, 4))
 
     try:
-        trace = load_trace(run.trace.format, run.trace.nodes_text, run.trace.pods_text)
+        trace, typical = _trace(run)
         config, policy = _config(run)
-        typical = trace_typical_pods(trace)
         config = with_typical_pods(config, typical)
         spec = study.spec
         options = ReplayOptions(
