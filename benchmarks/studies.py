@@ -3,6 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench \
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/studies.py \
         [--data /work/shared/data/openb] [--every 6] [--seeds 2] [--workers 1 2]
+        [--policies random best-fit dot-product gpu-packing gpu-clustering fgd]
 
 The study is the built-in ``nodes-to-score`` study (percentageOfNodesToScore
 5, 10, 20, 30, 50, 75, 100 under the default profile) x ``--seeds`` seeds, on
@@ -11,6 +12,9 @@ GPU type is among those nodes' (inflate mode, 1.3 x capacity).  For each
 worker count it starts that many worker processes (solo pool), waits until
 they answer, starts the study through the service and reports the wall time
 from start to the last run's end, and the sum of the runs' own wall times.
+``--policies`` runs those policies (at percentageOfNodesToScore 100) instead
+of the preset: ``--every 1 --seeds 1 --policies ...`` is one seed of the FGD
+reproduction on the whole trace.
 """
 
 from __future__ import annotations
@@ -98,6 +102,9 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=6, help="take every N-th GPU node")
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument(
+        "--policies", nargs="+", help="policies instead of the nodes-to-score preset (e.g. fgd)"
+    )
     args = ap.parse_args()
 
     ensure_database()
@@ -125,7 +132,8 @@ def main() -> int:
             study = create_study(
                 user=None,
                 name=f"bench {n} worker(s)",
-                preset=NODES_TO_SCORE,
+                preset="" if args.policies else NODES_TO_SCORE,
+                policies=args.policies,
                 traces=[{"name": "openb-slice", "nodes_csv": nodes_csv, "pods_csv": pods_csv}],
                 seeds=seeds,
             )
@@ -136,6 +144,11 @@ def main() -> int:
             runs = list(study.runs.all())
             own = sum((r.summary or {}).get("wallSeconds", 0.0) for r in runs)
             workers = sorted({r.worker for r in runs})
+            at100 = {
+                r.config_label: (r.summary or {}).get("unallocatedGpuPercentAt100") for r in runs
+            }
+            if args.policies:
+                print(f"  unallocated GPU % at 100% arrived: {at100}")
             print(
                 f"{n} worker(s): {len(runs)} runs {study.status}, wall {wall:.1f} s, "
                 f"sum of run times {own:.1f} s, runs per worker "

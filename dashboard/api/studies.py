@@ -188,14 +188,29 @@ class StudyViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             return conf.max_snapshot_bytes()
         return conf.max_request_bytes()
 
-    @extend_schema(request=StudyCreateSerializer, responses={202: StudyDetailSerializer})
+    @extend_schema(
+        request=StudyCreateSerializer,
+        responses={202: StudyDetailSerializer},
+        description=(
+            "Start a study (operators and admins): its runs are traces x (policies and "
+            "profile versions) x seeds x percentages, one Celery task a run on any worker. "
+            "400 names the field: an unknown policy (policies), a trace the reader refuses "
+            "(traces[i], with the upload field, line and column), an unknown profile version "
+            "(profile_versions[i]), more runs than SCHEDLAB_STUDY_MAX_RUNS (runs, default 200)."
+        ),
+    )
     def create(self, request: Request) -> Response:
         body = StudyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         study = study_services.create_study(user=request.user, **body.validated_data)
         return Response(StudyDetailSerializer(study).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={202: StudySerializer})
+    @extend_schema(
+        request=None,
+        responses={202: StudySerializer},
+        description="Cancel (operators): queued runs are dropped, running ones stop within "
+        "0.5 s, finished runs are kept; 409 when the study has finished.",
+    )
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
         study = study_services.cancel_study(self.get_object())
@@ -206,6 +221,8 @@ class StudyViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             OpenApiParameter("type", str, enum=["json", "csv"], description="json (default) or csv")
         ],
         responses={200: OpenApiTypes.OBJECT},
+        description="Every run's coordinates and figures: CSV (one row a run) or JSON (with "
+        "each run's summary and unallocated-GPU curve).",
     )
     @action(detail=True, methods=["get"])
     def export(self, request: Request, pk: str | None = None) -> Any:

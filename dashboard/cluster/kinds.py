@@ -20,6 +20,7 @@ from scheduler_engine.errors import FieldError, InputError
 from scheduler_engine.objects.noderesourcetopology import parse_node_resource_topology
 from scheduler_engine.objects.pod import pod_requests
 from scheduler_engine.objects.podgroup import parse_native_pod_group
+from scheduler_engine.plugins.coscheduling import CoschedulingPodGroup
 from scheduler_engine.quantity import milli_value, value
 
 from . import models
@@ -27,6 +28,7 @@ from .quantity import is_gpu_resource, to_int, to_milli
 
 __all__ = [
     "KINDS",
+    "KINDS_BY_GROUP_KIND",
     "KINDS_BY_KEY",
     "KINDS_BY_KIND",
     "SHARED_KINDS",
@@ -36,6 +38,7 @@ __all__ = [
     "describe",
     "object_key",
     "object_row",
+    "spec_of",
     "to_row",
 ]
 
@@ -59,12 +62,32 @@ class KindSpec:
     field_selector: str = ""
     # Stored in the shared ``ExtraObject`` table, told apart by its ``kind`` column.
     shared: bool = False
+    # The API's plural resource when ``key`` is qualified to stay unique (two
+    # groups serving the same kind: ``podgroups.scheduling.x-k8s.io``).
+    resource: str = ""
+    # The ``kind`` column of a shared row when the kind name alone is not unique.
+    stored_kind: str = ""
+
+    @property
+    def resource_name(self) -> str:
+        """The plural resource of the API (``podgroups``): list calls and RBAC rules."""
+        return self.resource or self.key
+
+    @property
+    def row_kind(self) -> str:
+        """What a shared row's ``kind`` column holds for this kind."""
+        return self.stored_kind or self.kind
+
+    @property
+    def group(self) -> str:
+        """The API group ("" for the core group)."""
+        return self.api_version.rpartition("/")[0]
 
     @property
     def api_path(self) -> str:
         """The collection across namespaces: ``/api/v1/pods``, ``/apis/policy/v1/...``."""
         prefix = "/api" if self.api_version == "v1" else "/apis"  # core group vs named groups
-        return f"{prefix}/{self.api_version}/{self.key}"
+        return f"{prefix}/{self.api_version}/{self.resource_name}"
 
     @property
     def unique_fields(self) -> tuple[str, ...]:
@@ -76,7 +99,7 @@ class KindSpec:
     def rows(self) -> QuerySet:
         """Every stored row of this kind (all clusters): filter on from here."""
         manager = self.model.objects
-        return manager.filter(kind=self.kind) if self.shared else manager.all()
+        return manager.filter(kind=self.row_kind) if self.shared else manager.all()
 
 
 def describe(obj: Obj) -> str:
@@ -280,8 +303,16 @@ def _shared(
     api_version: str,
     namespaced: bool,
     check: Callable[[Obj], Any] | None = None,
+    *,
+    qualified: bool = False,
 ) -> KindSpec:
-    """A kind of the shared table; ``check`` parses what the engine indexes up front."""
+    """A kind of the shared table; ``check`` parses what the engine indexes up front.
+
+    ``qualified``: another group serves the same kind, so the key and the stored
+    kind carry the group (``podgroups.scheduling.x-k8s.io``, ``PodGroup.scheduling.x-k8s.io``).
+    """
+    group = api_version.rpartition("/")[0]
+    stored = f"{kind}.{group}" if qualified else ""
 
     def columns(obj: Obj) -> dict[str, Any]:
         if check is not None:
@@ -291,10 +322,19 @@ def _shared(
                 raise MalformedObject(
                     f"{exc.obj or describe(obj)}: {exc.field}: {exc.message}"
                 ) from None
-        return {"kind": kind}
+        return {"kind": stored or kind}
 
     return KindSpec(
-        key, kind, api_version, namespaced, models.ExtraObject, columns, ("kind",), shared=True
+        f"{key}.{group}" if qualified else key,
+        kind,
+        api_version,
+        namespaced,
+        models.ExtraObject,
+        columns,
+        ("kind",),
+        shared=True,
+        resource=key if qualified else "",
+        stored_kind=stored,
     )
 
 
@@ -320,6 +360,16 @@ SHARED_KINDS: tuple[KindSpec, ...] = (
         parse_native_pod_group,
     ),
     _shared("workloads", "Workload", "scheduling.k8s.io/v1alpha2", True),
+    # scheduler-plugins' Coscheduling PodGroups (served only where its CRD is installed),
+    # beside the native ones: same kind name, told apart by the API group
+    _shared(
+        "podgroups",
+        "PodGroup",
+        "scheduling.x-k8s.io/v1alpha1",
+        True,
+        lambda obj: CoschedulingPodGroup(obj),
+        qualified=True,
+    ),
     # NUMA zones of a node (the topology exporter's CRD; served only where it is installed)
     _shared(
         "noderesourcetopologies",
@@ -384,8 +434,28 @@ KINDS: tuple[KindSpec, ...] = (
     *SHARED_KINDS,
 )
 
-KINDS_BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
+# kind name → spec; where two groups serve a kind (PodGroup), the first listed
+# (the native one): use spec_of() for an object
+KINDS_BY_KIND: dict[str, KindSpec] = {}
+for _k in KINDS:
+    KINDS_BY_KIND.setdefault(_k.kind, _k)
 KINDS_BY_KEY: dict[str, KindSpec] = {k.key: k for k in KINDS}
+# (API group, kind) → spec
+KINDS_BY_GROUP_KIND: dict[tuple[str, str], KindSpec] = {(k.group, k.kind): k for k in KINDS}
+assert len(KINDS_BY_KEY) == len(KINDS) == len(KINDS_BY_GROUP_KIND), "kinds must be unique"
+
+
+def spec_of(obj: Any) -> KindSpec | None:
+    """The spec of an object by its API group and kind (None when not mirrored).
+
+    An object without ``apiVersion`` is taken by its kind name alone.
+    """
+    if not isinstance(obj, dict):
+        return None
+    kind, api = obj.get("kind"), obj.get("apiVersion")
+    if not isinstance(api, str) or not api:
+        return KINDS_BY_KIND.get(kind) if isinstance(kind, str) else None
+    return KINDS_BY_GROUP_KIND.get((api.rpartition("/")[0], kind))
 
 
 class Row(SimpleNamespace):

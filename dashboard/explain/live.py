@@ -132,12 +132,12 @@ def _figures(cluster_id: int) -> dict[str, Figures]:
             f"SELECT {i}, COUNT(*), COALESCE(SUM(id), 0), COALESCE(SUM({ts}), 0) "
             f"FROM {qn(spec.model._meta.db_table)} WHERE {where}"
         )
-        params += [cluster_id, spec.kind] if spec.shared else [cluster_id]
+        params += [cluster_id, spec.row_kind] if spec.shared else [cluster_id]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), params)
         rows = cursor.fetchall()
     exact = _exact_ts()
-    return {SPECS[i].kind: (int(n), int(ids), int(ts) if exact else ts) for i, n, ids, ts in rows}
+    return {SPECS[i].key: (int(n), int(ids), int(ts) if exact else ts) for i, n, ids, ts in rows}
 
 
 def _us(ts: datetime) -> int:
@@ -159,7 +159,7 @@ def _build(cluster: Cluster) -> _Entry:
     kinds: dict[str, _Kind] = {}
     objects: list[dict[str, Any]] = []
     for spec in SPECS:
-        k = kinds[spec.kind] = _Kind()
+        k = kinds[spec.key] = _Kind()
         qs = (
             spec.rows()
             .filter(cluster_id=cluster.pk)
@@ -247,9 +247,9 @@ def _refresh(entry: _Entry, cluster: Cluster, figures: dict[str, Figures]) -> in
     upserts: list[dict[str, Any]] = []
     deletes: list[tuple[str, str, str]] = []
     for spec in SPECS:
-        if figures[spec.kind] == entry.figures.get(spec.kind):
+        if figures[spec.key] == entry.figures.get(spec.key):
             continue
-        ups, dels = _refresh_kind(spec, entry.kinds[spec.kind], cluster.pk, figures[spec.kind])
+        ups, dels = _refresh_kind(spec, entry.kinds[spec.key], cluster.pk, figures[spec.key])
         upserts += ups
         deletes += dels
     # deletes first: a row replaced under the same name is a delete then an upsert

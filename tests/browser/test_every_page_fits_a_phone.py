@@ -8,6 +8,9 @@ from playwright.sync_api import expect
 from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.profiles import create_profile, create_version
 from dashboard.dryruns.services.runner import run_dry_run
+from dashboard.studies.services.runner import run_study_run
+from dashboard.studies.services.studies import create_study
+from tests.studies.traces import jsonl_trace
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
 from .conftest import SCREENSHOTS, log_in
@@ -35,6 +38,11 @@ def test_every_page_fits_390_px(phone, demo):
     create_version(profile, document=BIN_PACKING_CONFIG.replace("MostAllocated", "LeastAllocated"))
     run = create_dry_run(demo)
     run_dry_run(run.pk)
+    study = create_study(
+        user=None, traces=[{"jsonl": jsonl_trace()}], policies=["default", "fgd"], seeds=[1]
+    )
+    for study_run in study.runs.all():
+        run_study_run(study_run.pk)
     log_in(phone, "admin", "/")
     pages = [
         "/",
@@ -48,6 +56,7 @@ def test_every_page_fits_390_px(phone, demo):
         "/dry-runs/?cluster=demo",
         f"/dry-runs/{run.pk}/",
         "/metrics/",
+        f"/studies/{study.pk}/",
     ]
     for path in pages:
         _fits(phone, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.cluster.kinds import KINDS_BY_KIND
+from dashboard.cluster.kinds import KINDS_BY_GROUP_KIND, KINDS_BY_KIND
 from dashboard.cluster.models import Cluster, PriorityClass
 from tests.support.mirror import wait_until, wait_watching
 
@@ -76,3 +76,36 @@ def test_a_cluster_without_the_alpha_version_mirrors_the_rest(kube, live_cluster
         what="the alpha kinds marked unavailable",
     )
     wait_until(lambda: PriorityClass.objects.filter(cluster=live_cluster, name="high").exists())
+
+
+COSCHEDULING = "scheduling.x-k8s.io/v1alpha1"
+
+
+def coscheduling_group(name: str, min_member: int) -> dict[str, Any]:
+    return {
+        "apiVersion": COSCHEDULING,
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "train"},
+        "spec": {"minMember": min_member},
+    }
+
+
+def test_coscheduling_pod_groups_are_mirrored_beside_native_ones(kube, live_cluster, start_mirror):
+    cos = KINDS_BY_GROUP_KIND[("scheduling.x-k8s.io", "PodGroup")]
+    native = KINDS_BY_GROUP_KIND[("scheduling.k8s.io", "PodGroup")]
+
+    def stored(spec) -> dict[str, dict]:
+        return {r.name: r.obj for r in spec.rows().filter(cluster=live_cluster)}
+
+    # the same namespace and name in both APIs: two objects, neither overwrites the other
+    kube.apply(pod_group("llm", 4))
+    kube.apply(coscheduling_group("llm", 16))
+    start_mirror(live_cluster)
+    wait_watching(live_cluster)
+    wait_until(lambda: "llm" in stored(cos), what="the Coscheduling PodGroup stored")
+    wait_until(lambda: "llm" in stored(native), what="the native PodGroup stored")
+    assert stored(cos)["llm"]["spec"] == {"minMember": 16}
+    assert stored(native)["llm"]["spec"]["schedulingPolicy"]["gang"]["minCount"] == 4
+    kube.delete("PodGroup", "llm", namespace="train", api_version=COSCHEDULING)
+    wait_until(lambda: not stored(cos), what="the Coscheduling PodGroup deleted")
+    assert "llm" in stored(native)

@@ -59,7 +59,11 @@ def _bound_to(objects, role_kind: str, role_name: str) -> set[tuple[str, str]]:
 
 def test_the_cluster_role_is_list_and_watch_of_every_mirrored_kind(objects):
     role = find(objects, "ClusterRole", "schedlab-mirror")
-    needed = {(verb, group_of(k.api_version), k.key) for k in KINDS for verb in ("list", "watch")}
+    needed = {
+        (verb, group_of(k.api_version), k.resource_name)
+        for k in KINDS
+        for verb in ("list", "watch")
+    }
     assert grants(role) == needed
     for rule in role["rules"]:
         assert "resourceNames" not in rule
@@ -130,7 +134,7 @@ def test_every_request_of_a_running_mirror_is_allowed(objects, transactional_db,
     assert refused == []
     # every kind was asked for: the role is not broader than what is used
     assert {(r.group, r.resource) for r in requests} == {
-        (group_of(k.api_version), k.key) for k in KINDS
+        (group_of(k.api_version), k.resource_name) for k in KINDS
     }
 
 

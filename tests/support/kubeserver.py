@@ -89,10 +89,21 @@ RESOURCES: dict[str, Resource] = {
         ),
         _resource("podgroups", "PodGroup", "scheduling.k8s.io/v1alpha2", True),
         _resource("workloads", "Workload", "scheduling.k8s.io/v1alpha2", True),
+        # scheduler-plugins' PodGroup CRD: the same kind in another group
+        Resource(
+            "podgroups.scheduling.x-k8s.io",
+            "PodGroup",
+            "scheduling.x-k8s.io/v1alpha1",
+            True,
+            "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
+        ),
     )
 }
 _BY_PATH = {r.path: r for r in RESOURCES.values()}
-_BY_KIND = {r.kind: r for r in RESOURCES.values()}
+_BY_KIND: dict[str, Resource] = {}
+for _r in RESOURCES.values():
+    _BY_KIND.setdefault(_r.kind, _r)  # the first group listed serves the bare kind name
+_BY_GROUP_KIND = {(r.api_version.rpartition("/")[0], r.kind): r for r in RESOURCES.values()}
 
 
 @dataclass(slots=True)
@@ -246,6 +257,9 @@ class KubeServer:
     # -- state ------------------------------------------------------------
 
     def _resource_for(self, obj: dict[str, Any]) -> Resource:
+        api = obj.get("apiVersion")
+        if api:
+            return _BY_GROUP_KIND[(str(api).rpartition("/")[0], obj["kind"])]
         return _BY_KIND[obj["kind"]]
 
     def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
@@ -269,8 +283,8 @@ class KubeServer:
             )
         return obj
 
-    def delete(self, kind: str, name: str, namespace: str = "") -> None:
-        res = _BY_KIND[kind]
+    def delete(self, kind: str, name: str, namespace: str = "", api_version: str = "") -> None:
+        res = self._resource_for({"kind": kind, "apiVersion": api_version})
         key = (namespace if res.namespaced else "", name)
         with self.store.cond:
             item = self.store.items[res.key].pop(key)

@@ -9,7 +9,7 @@ from typing import Any
 
 from scheduler_engine.documents import read_objects
 
-from ..kinds import KINDS, KINDS_BY_KIND, MalformedObject, describe, object_key, to_row
+from ..kinds import KINDS, MalformedObject, describe, object_key, spec_of, to_row
 from ..models import Cluster
 from .cluster_state import Changes, apply_changes, known_versions
 from .clusters import ensure_snapshot_cluster
@@ -32,7 +32,7 @@ def import_objects(cluster: Cluster, objects: list[dict[str, Any]]) -> ImportRes
     changes = Changes()
     seen: dict[Any, set] = {spec: set() for spec in KINDS}
     for obj in objects:
-        spec = KINDS_BY_KIND.get(obj.get("kind") if isinstance(obj, dict) else None)
+        spec = spec_of(obj)
         if spec is None:
             reason = f"{describe(obj) if isinstance(obj, dict) else repr(obj)}: kind not mirrored"
             result.skipped.append(reason)
