@@ -202,6 +202,8 @@ def main() -> int:
         server.terminate()
         server.wait(30)
     for kind, xs in tally.times.items():
+        if not xs:
+            continue
         xs.sort()
         print(
             f"{kind}: {len(xs)} requests, p50 {1000 * pct(xs, 0.5):.0f} ms, "
