@@ -79,12 +79,18 @@ def node(i: int) -> dict[str, Any]:
     }
 
 
+def _resources(requests: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Requests, and the limits the API server requires of extended resources (= requests)."""
+    limits = {k: v for k, v in requests.items() if k == "nvidia.com/gpu"}
+    return {"requests": requests, "limits": limits} if limits else {"requests": requests}
+
+
 def pod(i: int, node_name: str, gpus: int) -> dict[str, Any]:
     requests = {"cpu": "2", "memory": "8Gi"}
     if gpus:
         requests["nvidia.com/gpu"] = str(gpus)
     spec: dict[str, Any] = {
-        "containers": [{"name": "main", "image": "app:1", "resources": {"requests": requests}}],
+        "containers": [{"name": "main", "image": "app:1", "resources": _resources(requests)}],
         "priority": PRIORITIES[i % len(PRIORITIES)],
     }
     if node_name:
@@ -202,7 +208,7 @@ def dryrun_fleet(nodes: int, pods: int) -> list[dict[str, Any]]:
         if gpus:
             requests["nvidia.com/gpu"] = str(gpus)
         spec: dict[str, Any] = {
-            "containers": [{"name": "main", "image": "app:1", "resources": {"requests": requests}}],
+            "containers": [{"name": "main", "image": "app:1", "resources": _resources(requests)}],
             "priorityClassName": cls,
             "priority": prio,
             **extra,
