@@ -26,6 +26,7 @@ __all__ = [
     "int_param",
     "int_schema",
     "parse_int",
+    "text_param",
 ]
 
 # primary keys are 64-bit (BigAutoField)
@@ -63,6 +64,17 @@ def int_param(
 
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no")
+
+
+def text_param(request: Request, name: str, *, max_length: int = 1024) -> str:
+    """A text query parameter ("" when absent); NUL characters (which PostgreSQL
+    text cannot hold) or more than ``max_length`` characters are a 400."""
+    raw = request.query_params.get(name, "")
+    if "\x00" in raw:
+        raise ValidationError({name: ["must not contain NUL characters"]})
+    if len(raw) > max_length:
+        raise ValidationError({name: [f"must be at most {max_length} characters"]})
+    return raw
 
 
 def bool_param(request: Request, name: str) -> bool:

@@ -39,6 +39,7 @@ from .params import (
     int_param,
     int_schema,
     parse_int,
+    text_param,
 )
 from .permissions import RolePermission
 
@@ -229,21 +230,22 @@ class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Pod]:
-        q = self.request.query_params
         qs = Pod.objects.all().order_by("cluster_id", "namespace", "name")
         cluster = id_param(self.request, "cluster")
         if cluster is not None:
             qs = qs.filter(cluster_id=cluster)
-        if q.get("namespace"):
-            qs = qs.filter(namespace=q["namespace"])
+        namespace = text_param(self.request, "namespace", max_length=253)
+        if namespace:
+            qs = qs.filter(namespace=namespace)
         if bool_param(self.request, "pending"):
             qs = qs.filter(phase="Pending", node_name="")
-        if q.get("reason"):
+        reason = text_param(self.request, "reason")
+        if reason:
             events = Event.objects.filter(
                 cluster_id=OuterRef("cluster_id"),
                 involved_namespace=OuterRef("namespace"),
                 involved_name=OuterRef("name"),
-                message__icontains=q["reason"],
+                message__icontains=reason,
             )
             qs = qs.filter(Exists(events))
         return qs
