@@ -68,7 +68,8 @@ def test_a_study_of_two_traces_runs_on_both_workers(two_workers, operator, viewe
     runs = done["runs"]
     assert [r["status"] for r in runs] == ["succeeded"] * 24
     workers = {r["worker"] for r in runs}
-    assert len(workers) == 2, workers  # both worker processes took a share
+    # runs were spread over processes ("host:pid"; a prefork worker has several children)
+    assert len(workers) >= 2, workers
     assert {(r["trace"], r["config_label"], r["seed"], r["percentage"]) for r in runs} == {
         (t, c, s, p)
         for t in ("made", "openb")
