@@ -215,15 +215,22 @@ class NodeViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return qs
 
 
+def _text_schema(max_length: int) -> dict[str, Any]:
+    """What text_param accepts: no NUL characters (PostgreSQL text cannot hold them)."""
+    return {"type": "string", "maxLength": max_length, "pattern": "^[^\\u0000]*$"}
+
+
 class PodViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     serializer_class = s.PodSerializer
 
     @extend_schema(
         parameters=[
             id_schema("cluster", "only this cluster's pods"),
-            OpenApiParameter("namespace", str),
+            OpenApiParameter("namespace", _text_schema(253)),
             OpenApiParameter("pending", bool),
-            OpenApiParameter("reason", str, description="text of the FailedScheduling message"),
+            OpenApiParameter(
+                "reason", _text_schema(1024), description="text of the FailedScheduling message"
+            ),
         ]
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
