@@ -658,6 +658,19 @@ class _Run:
                 )
                 view.placements = outcome.placements
                 view.placement = outcome.placement
+                for entry in view.placements:
+                    placed_here = outcome.placement_members.get(str(entry["name"]), [])
+                    entry["reasons"] = count_reasons(
+                        (m.attempt.fit_error, m.attempt.message)
+                        for m in placed_here
+                        if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
+                    )
+                if view.status == "Unschedulable" and len(view.placements) > 1:
+                    # no domain holds the gang: explain it by the domain that came closest
+                    best = max(view.placements, key=lambda e: int(e["placed"]))  # type: ignore[call-overload]
+                    view.placed = int(best["placed"])  # type: ignore[call-overload]
+                    view.reasons = dict(best["reasons"])  # type: ignore[call-overload]
+                    view.domains = {str(best["name"]): view.placed} if view.placed else {}
             elif pg is None:
                 view.status = "PodGroupMissing"
             elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:

@@ -82,6 +82,8 @@ class GroupOutcome:
     # with placements: the one chosen (or None) and what each placement gave
     placement: str | None = None
     placements: list[dict[str, object]] = field(default_factory=list)
+    # with placements: each placement's members, by placement name (for the diagnosis)
+    placement_members: dict[str, list[MemberResult]] = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -225,6 +227,7 @@ class PodGroupScheduler:
         first: GroupOutcome | None = None
         fitting: list[tuple[Placement, GroupOutcome]] = []
         tried: list[dict[str, object]] = []
+        members: dict[str, list[MemberResult]] = {}
         for pl in placements:
             whole = len(pl.nodes) == len(all_nodes)
             self.sched.placement_nodes = None if whole else list(pl.nodes)
@@ -243,8 +246,10 @@ class PodGroupScheduler:
                     "message": res.status.message() if res.status is not None else "",
                 }
             )
+            members[pl.name] = res.members
             if res.status is not None and res.status.code == Code.ERROR:
                 res.placements = tried
+                res.placement_members = members
                 return res
             if first is None:
                 first = res
@@ -259,6 +264,7 @@ class PodGroupScheduler:
                 f"{_as_error(first.status)}",
             )
             first.placements = tried
+            first.placement_members = members
             return first
         if len(fitting) == 1:
             best_pl, best = fitting[0]
@@ -282,6 +288,7 @@ class PodGroupScheduler:
             best_pl, best = fitting[k]
         best.placement = best_pl.name
         best.placements = tried
+        best.placement_members = members
         return best
 
     # -- the results ------------------------------------------------------------------------
