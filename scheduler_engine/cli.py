@@ -63,6 +63,14 @@ def _parser() -> argparse.ArgumentParser:
         help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
         "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
     )
+    s.add_argument(
+        "--scheduler-lag",
+        type=int,
+        metavar="CYCLES",
+        help="run each profile as its own scheduler whose cache sees the others' bindings "
+        "CYCLES scheduling cycles late, and report the placements the kubelet refuses "
+        "(collisions; needs two or more profiles)",
+    )
     r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
     r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
     r.add_argument("--pods", required=True, help="pod list: openb CSV, or a JSON-lines trace")
@@ -133,7 +141,25 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         "controllers": args.controllers,
         "feature_gates": gates,
     }
-    if args.hardware_view:
+    if args.scheduler_lag is not None:
+        from .collisions import simulate_colliding
+
+        try:
+            doc = simulate_colliding(
+                cluster,
+                config,
+                lag_cycles=args.scheduler_lag,
+                seed=args.seed,
+                registry=registry,
+                feature_gates=gates,
+            )
+        except InputError as exc:
+            if exc.field == "profiles":
+                exc.file = args.config or "the default configuration"
+            elif exc.field == "lagCycles":
+                exc.obj, exc.field = "simulate", "--scheduler-lag"
+            raise InputError(exc.message, file=exc.file, obj=exc.obj, field=exc.field) from None
+    elif args.hardware_view:
         from .hardware_view import simulate_hardware_view
 
         doc = simulate_hardware_view(cluster, config, **kwargs)
