@@ -38,7 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--snapshot", required=True, help="YAML/JSON file or directory of objects")
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
-    s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
+    s.add_argument(
+        "--explain",
+        action="store_true",
+        help="per-node, per-plugin detail; for unschedulable pods, nearest nodes and verified fixes",
+    )
     s.add_argument(
         "--controllers",
         action="store_true",
@@ -132,6 +136,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     kwargs = {
         "seed": args.seed,
         "explain": args.explain,
+        "whatif": args.explain,
         "registry": registry,
         "controllers": args.controllers,
         "feature_gates": gates,
