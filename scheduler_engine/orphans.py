@@ -25,8 +25,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .apinames import is_dns1123_subdomain, is_label_key
 from .objects.podgroup import NATIVE_GROUP, pod_group_name
-from .objects.validation import is_dns1123_subdomain, label_key_errors
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cluster import ClusterState
@@ -103,7 +103,7 @@ def _gate_pattern_errors(value: str) -> list[str]:
                 "characters, '-', '_', '.' or '/'"
             ]
         return []
-    return label_key_errors(value)
+    return is_label_key(value)
 
 
 def declaration_errors(declared_schedulers: Any, gate_controllers: Any) -> dict[str, list[str]]:
