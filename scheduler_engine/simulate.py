@@ -49,6 +49,7 @@ from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
+from .whatif.report import what_if
 
 __all__ = [
     "MAX_ROUNDS",
@@ -141,6 +142,7 @@ def simulate(
     snapshot: Snapshot | None = None,
     controllers: bool = False,
     feature_gates: Mapping[str, bool] | None = None,
+    whatif: bool = False,
     cascade_depth: int = 0,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
@@ -151,6 +153,10 @@ def simulate(
     ``controllers``.  ``feature_gates`` (gate → value) are used when
     ``config`` is None; a configuration carries its own
     (``load_config(..., feature_gates=...)``).
+
+    ``whatif`` (with ``explain``) adds to each pod left unschedulable its
+    ``nearest`` nodes and verified ``fixes`` (:mod:`scheduler_engine.whatif`),
+    worked out on the state the run ends with.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
@@ -187,6 +193,8 @@ def simulate(
         result.summary["cascade"] = tracker.report(
             result.by_pod(), run.running + run.placed(), cluster.objects
         )
+    if whatif and explain:
+        run.add_what_if(result, registry)
     if emulated is not None:
         result.summary["controllers"] = emulated.to_dict()
     return result
@@ -605,6 +613,15 @@ class _Run:
                     if r is not None:
                         r.broke_gangs.append(b["name"])
         return SimulationResult(ordered, summary, self.explain, self.stream)
+
+    def add_what_if(self, result: SimulationResult, registry: Registry) -> None:
+        """Nearest nodes and verified fixes of every pod left unschedulable."""
+        for r in result.results:
+            st = self.states.get(r.pod)
+            if st is None or r.status != STATUS_UNSCHEDULABLE:
+                continue
+            found = what_if(st.fwk, st.qpi.pod, self.ctx.cluster, registry)
+            r.nearest, r.fixes = found["nearest"], found["fixes"]
 
     def _gang_views(self) -> list[dict[str, Any]]:
         """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
