@@ -32,3 +32,16 @@ def test_the_explanation_gives_the_message_and_the_per_node_record(viewer, demo_
 def test_the_explanation_of_an_unknown_pod_is_404(viewer, demo_cluster):
     url = f"/api/v1/clusters/{demo_cluster.pk}/pods/default/nope/explanation/"
     assert viewer.get(url).status_code == 404
+
+
+def test_the_explanation_carries_nearest_nodes_and_verified_fixes(viewer, demo_cluster):
+    url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-inference/no-toleration-gpu/explanation/"
+    data = viewer.get(url).json()
+    assert data["status"] == "Unschedulable"
+    first = data["nearest"][0]
+    assert first["failures"] == [
+        {"plugin": "TaintToleration", "reason": "node(s) had untolerated taint(s)"}
+    ]
+    assert first["taints"][0]["toleration"]["key"] == "nvidia.com/gpu"
+    assert data["fixes"] and all(f["verified"] is True for f in data["fixes"])
+    assert data["fixes"][0]["kind"] == "toleration"
