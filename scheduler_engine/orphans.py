@@ -25,6 +25,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .apinames import is_dns1123_subdomain, is_label_key
 from .objects.podgroup import NATIVE_GROUP, pod_group_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,10 +39,12 @@ __all__ = [
     "COSCHEDULING_LABEL",
     "DEFAULT_GATE_CONTROLLERS",
     "GATE_NOBODY_REMOVES",
+    "MAX_DECLARATIONS",
     "POD_GROUP_MISSING",
     "REASONS",
     "UNKNOWN_SCHEDULER",
     "Orphan",
+    "declaration_errors",
     "find_orphans",
     "gate_is_known",
     "orphans_in_cluster",
@@ -69,6 +72,51 @@ DEFAULT_SCHEDULER = "default-scheduler"
 # gates that well-known controllers add and remove: Kueue's admission and its
 # topology-aware scheduling's ungater
 DEFAULT_GATE_CONTROLLERS = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology")
+
+
+# most names one list of declarations may hold
+MAX_DECLARATIONS = 200
+
+
+def _list_errors(raw: Any, field: str, check: Any) -> dict[str, list[str]]:
+    if not isinstance(raw, list):
+        return {field: ["must be a list of strings"]}
+    if len(raw) > MAX_DECLARATIONS:
+        return {field: [f"must have at most {MAX_DECLARATIONS} items, got {len(raw)}"]}
+    errors: dict[str, list[str]] = {}
+    for i, item in enumerate(raw):
+        if not isinstance(item, str):
+            errors[f"{field}[{i}]"] = ["must be a string"]
+            continue
+        found = check(item)
+        if found:
+            errors[f"{field}[{i}]"] = [f"{item!r}: {m}" for m in found]
+    return errors
+
+
+def _gate_pattern_errors(value: str) -> list[str]:
+    if value.endswith("*"):
+        prefix = value[:-1]
+        if not prefix or any(not (c.isascii() and (c.isalnum() or c in "-_./")) for c in prefix):
+            return [
+                "a prefix before '*' must be non-empty and consist of alphanumeric "
+                "characters, '-', '_', '.' or '/'"
+            ]
+        return []
+    return is_label_key(value)
+
+
+def declaration_errors(declared_schedulers: Any, gate_controllers: Any) -> dict[str, list[str]]:
+    """What is wrong with declarations, by field (``declaredSchedulers[2]``); empty when valid.
+
+    Scheduler names are checked as the API server checks ``spec.schedulerName``
+    (a DNS-1123 subdomain), gate names as ``spec.schedulingGates[].name`` (a
+    qualified name), or a prefix followed by ``*``.
+    """
+    return {
+        **_list_errors(declared_schedulers, "declaredSchedulers", is_dns1123_subdomain),
+        **_list_errors(gate_controllers, "gateControllers", _gate_pattern_errors),
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,3 +146,21 @@ def test_orphans_in_a_parsed_cluster_use_the_profiles_and_declarations():
     )
     found = orphans_in_cluster(cluster, ["default-scheduler"], declared_schedulers=["volcano"])
     assert [(o.pod, o.reason) for o in found] == [("default/y", UNKNOWN_SCHEDULER)]
+
+
+def test_declarations_are_checked_as_the_api_server_checks_the_pod_fields():
+    from scheduler_engine.orphans import declaration_errors
+
+    assert (
+        declaration_errors(["volcano", "yunikorn"], ["kueue.x-k8s.io/admission", "ex.com/*"]) == {}
+    )
+    errors = declaration_errors(["Volcano"], ["bad gate", "*", 3])
+    assert set(errors) == {
+        "declaredSchedulers[0]",
+        "gateControllers[0]",
+        "gateControllers[1]",
+        "gateControllers[2]",
+    }
+    assert declaration_errors("volcano", []) == {
+        "declaredSchedulers": ["must be a list of strings"]
+    }
