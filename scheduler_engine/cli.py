@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from .cascade import MAX_CASCADE_DEPTH
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
@@ -48,6 +49,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="first do what kube-controller-manager would for the pending pods "
         "(ResourceClaims from templates, Immediate PVCs bound)",
+    )
+    s.add_argument(
+        "--cascade",
+        type=_depth,
+        default=0,
+        metavar="DEPTH",
+        help="follow preemption's cascade: victims a ReplicaSet, StatefulSet, Job or DaemonSet "
+        "owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
+        "evictions (summary.cascade)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
     s.add_argument(
@@ -113,6 +123,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not 1 <= value <= MAX_CASCADE_DEPTH:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_CASCADE_DEPTH}")
+    return value
+
+
 def _registry(args: argparse.Namespace) -> Registry:
     """In-tree plugins, those installed under ``schedlab.plugins``, and ``--plugin`` ones."""
     return build_registry(args.plugin)
@@ -141,6 +161,12 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         "controllers": args.controllers,
         "feature_gates": gates,
     }
+    if args.cascade:
+        if args.scheduler_lag is not None:
+            raise InputError(
+                "cannot be combined with --scheduler-lag", obj="simulate", field="--cascade"
+            )
+        kwargs["cascade_depth"] = args.cascade
     if args.scheduler_lag is not None:
         from .collisions import simulate_colliding
 
