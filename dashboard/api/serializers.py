@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
+from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 MAX_SEED = 2**62
 
@@ -119,6 +120,45 @@ class GangPlacementSerializer(serializers.Serializer):
     status = serializers.CharField()
     message = serializers.CharField(allow_blank=True, required=False)
     score = serializers.IntegerField(required=False)
+
+
+class UnschedulableSettingsSerializer(serializers.Serializer):
+    """What serves pending pods besides the active profile (docs/orphans.md)."""
+
+    declaredSchedulers = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="scheduler names other schedulers serve (e.g. volcano); each a DNS-1123 "
+        "subdomain, as spec.schedulerName; at most 200",
+    )
+    gateControllers = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="scheduling gates some controller removes: qualified names as "
+        "spec.schedulingGates[].name, or a prefix ending in '*'; at most 200 (default: "
+        "kueue.x-k8s.io/admission, kueue.x-k8s.io/topology)",
+    )
+
+
+class OrphanSerializer(serializers.Serializer):
+    """One reason one pending pod will not be scheduled."""
+
+    pod = serializers.CharField(help_text="namespace/name")
+    reason = serializers.ChoiceField(choices=list(ORPHAN_REASONS))
+    field = serializers.CharField(help_text="the pod's field that says it")
+    value = serializers.CharField(help_text="the name found there")
+    message = serializers.CharField()
+
+
+class UnschedulableSerializer(UnschedulableSettingsSerializer):
+    """Pending pods nobody will schedule, by reason, and what was taken as known."""
+
+    profiles = serializers.ListField(
+        child=serializers.CharField(), help_text="the active profile's scheduler names"
+    )
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="findings by reason")
+    pods = serializers.IntegerField(help_text="pods with at least one finding")
+    orphans = OrphanSerializer(many=True)
 
 
 class GangSerializer(serializers.Serializer):

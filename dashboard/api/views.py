@@ -27,6 +27,7 @@ from dashboard.dryruns.services.results import read_results
 from dashboard.explain import hardware
 from dashboard.explain.gangs import GangsUnavailable, find_gang, pending_gangs
 from dashboard.explain.live import explain_pod
+from dashboard.explain.orphans import settings_of, unschedulable, update_settings
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
@@ -165,6 +166,36 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
                 f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
             )
         return Response(g)
+
+    @extend_schema(
+        operation_id="clusters_unschedulable_retrieve", responses=s.UnschedulableSerializer
+    )
+    @action(detail=True, methods=["get"], url_path="unschedulable", pagination_class=None)
+    def unschedulable(self, request: Request, pk: str | None = None) -> Response:
+        """Pending pods nobody will schedule, one finding per reason: a schedulerName no
+        profile or declared scheduler serves, a gate no known controller removes, a PodGroup
+        (either API) that does not exist, a claim that is never created (docs/orphans.md)."""
+        return Response(unschedulable(self.get_object()))
+
+    @extend_schema(
+        methods=["GET"],
+        operation_id="clusters_unschedulable_settings_retrieve",
+        responses=s.UnschedulableSettingsSerializer,
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        operation_id="clusters_unschedulable_settings_partial_update",
+        request=s.UnschedulableSettingsSerializer,
+        responses=s.UnschedulableSettingsSerializer,
+    )
+    @action(detail=True, methods=["get", "patch"], url_path="unschedulable-settings")
+    def unschedulable_settings(self, request: Request, pk: str | None = None) -> Response:
+        """The cluster's declared schedulers and gate-removing controllers; PATCH replaces
+        the lists given (operator). A bad name is a 400 naming the field and item."""
+        cluster = self.get_object()
+        if request.method == "GET":
+            return Response(settings_of(cluster))
+        return Response(update_settings(cluster, request.data))
 
     @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")

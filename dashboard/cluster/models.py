@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from django.db import models
 
+from scheduler_engine.orphans import DEFAULT_GATE_CONTROLLERS
+
+
+def default_gate_controllers() -> list[str]:
+    return list(DEFAULT_GATE_CONTROLLERS)
+
 
 class ObjectField(models.JSONField):
     """The stored Kubernetes object.
@@ -57,6 +63,11 @@ class Cluster(models.Model):
     resource_versions = models.JSONField(default=dict, blank=True)
     # Kinds the API server does not serve (e.g. resource.k8s.io on a cluster without DRA).
     unavailable_kinds = models.JSONField(default=list, blank=True)
+    # what is known to serve pending pods besides the active profile (docs/orphans.md):
+    # scheduler names of other schedulers ("volcano"), and the scheduling gates some
+    # controller removes (exact names, or a prefix ending in "*")
+    declared_schedulers = models.JSONField(default=list, blank=True)
+    gate_controllers = models.JSONField(default=default_gate_controllers, blank=True)
 
     class Meta:
         ordering = ["name"]

@@ -1,0 +1,160 @@
+"""Freeing named pods of lower priority on one node: what preemption would do if it were
+allowed (kind ``preemption``), or if the pod's priority were higher (kind ``priority``).
+
+Victims are chosen as upstream's ``SelectVictimsOnNode`` chooses them: every
+pod of lower priority removed, then as many as possible put back, those
+whose eviction would break a PodDisruptionBudget first, most important
+first.  A node is offered only if its victims break no budget; among
+nodes, fewer and less important victims cost less.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..cluster import PodDisruptionBudget
+from ..objects import Pod
+from ..objects.pod import PREEMPT_NEVER
+from .fixes import Candidate, Fix, WhatIf
+from .nearest import AFFINITY, FIT, SPREAD, Gap
+from .probe import Prepared
+
+__all__ = ["preemption_candidates", "priority_candidates", "select_victims"]
+
+# filters whose rejection evicting pods from the node can lift
+EVICTABLE = (FIT, AFFINITY, SPREAD, "NodePorts", "VolumeRestrictions", "NodeVolumeLimits")
+MAX_NODES = 10
+
+
+def _importance(p: Pod) -> tuple[int, float]:
+    # more important first: higher priority, then earlier start
+    return (-p.priority, p.start_ts if p.start_ts is not None else float("inf"))
+
+
+def _violations(victims: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget]) -> list[str]:
+    """Budgets the victims' eviction would break (more evicted than the budget allows)."""
+    broken = []
+    for b in pdbs:
+        n = sum(1 for v in victims if b.matches(v) and v.key not in b.disrupted_pods)
+        if n and n > b.disruptions_allowed:
+            broken.append(f"{b.namespace}/{b.name}")
+    return broken
+
+
+def select_victims(ctx: WhatIf, prep: Prepared, gap: Gap, below: int) -> list[Pod] | None:
+    """The fewest pods of priority < ``below`` whose removal makes the pod fit, or None."""
+    probe = ctx.probe
+    ni = gap.node_info
+    lower = sorted((p for p in ni.pods if p.priority < below), key=_importance)
+    if not lower:
+        return None
+    p2, n2 = probe.without(prep, ni, lower)
+    if not probe.fits(p2, n2):
+        return None
+    pdbs = ctx.cluster.pdbs
+    protected = [p for p in lower if _violations([p], pdbs)]
+    free = [p for p in lower if p not in protected]
+    victims = list(lower)
+    for p in [*protected, *free]:
+        trial = [v for v in victims if v is not p]
+        p2, n2 = probe.without(prep, ni, trial)
+        if probe.fits(p2, n2):
+            victims = trial
+    return victims
+
+
+def _candidates(ctx: WhatIf, prep: Prepared, below: int) -> list[tuple[Gap, list[Pod]]]:
+    found = []
+    for g in ctx.only(*EVICTABLE, limit=MAX_NODES):
+        if g.lacking:
+            continue
+        victims = select_victims(ctx, prep, g, below)
+        if victims and not _violations(victims, ctx.cluster.pdbs):
+            found.append((g, victims))
+    # upstream's order among candidates: lowest highest priority, lowest sum, fewest pods
+    found.sort(
+        key=lambda gv: (
+            max(v.priority for v in gv[1]),
+            sum(v.priority for v in gv[1]),
+            len(gv[1]),
+            gv[0].node,
+        )
+    )
+    return found
+
+
+def _extra(g: Gap, victims: list[Pod]) -> dict[str, Any]:
+    return {"evict": [{"pod": v.key, "node": g.node, "priority": v.priority} for v in victims]}
+
+
+def preemption_candidates(ctx: WhatIf) -> Iterable[Candidate]:
+    """Evicting pods of lower priority than the pod's on the best node."""
+    pod = ctx.pod
+    found = _candidates(ctx, ctx.prep, pod.priority)
+    if not found:
+        return
+    g, victims = found[0]
+    patch = (
+        {"spec": {"preemptionPolicy": "PreemptLowerPriority"}}
+        if pod.preemption_policy == PREEMPT_NEVER
+        else None
+    )
+    names = ", ".join(v.key for v in victims)
+    allow = " (allow it: preemptionPolicy PreemptLowerPriority)" if patch else ""
+    fix = Fix(
+        "preemption",
+        f"Free {len(victims)} pod(s) of lower priority on {g.node}: {names}{allow}.",
+        patch,
+        float(2 + len(victims)),
+        g.node,
+        _extra(g, victims),
+    )
+
+    def verify() -> bool:
+        target = ctx.patched(patch) if patch else pod
+        if target is None:
+            return False
+        p2, n2 = ctx.probe.without(ctx.probe.prepare(target), g.node_info, victims)
+        return ctx.probe.fits(p2, n2)
+
+    yield Candidate(fix, verify)
+
+
+def priority_candidates(ctx: WhatIf) -> Iterable[Candidate]:
+    """The lowest existing PriorityClass above the pod's whose preemption would make room."""
+    pod = ctx.pod
+    classes = sorted(
+        (
+            (int(c.get("value") or 0), name)
+            for name, c in ctx.cluster.priority_classes.items()
+            if int(c.get("value") or 0) > pod.priority and not name.startswith("system-")
+        ),
+    )
+    for value, name in classes:
+        patch = {"spec": {"priorityClassName": name, "priority": value}}
+        target = ctx.patched(patch)
+        if target is None:
+            continue
+        prep = ctx.probe.prepare(target)
+        found = _candidates(ctx, prep, value)
+        if not found:
+            continue
+        g, victims = found[0]
+        names = ", ".join(v.key for v in victims)
+        fix = Fix(
+            "priority",
+            f"With PriorityClass {name} ({value}), preemption would free {len(victims)} pod(s) "
+            f"on {g.node}: {names}.",
+            patch,
+            float(3 + len(victims)),
+            g.node,
+            _extra(g, victims),
+        )
+
+        def verify(t: Pod = target, g: Gap = g, victims: list[Pod] = victims) -> bool:
+            p2, n2 = ctx.probe.without(ctx.probe.prepare(t), g.node_info, victims)
+            return ctx.probe.fits(p2, n2)
+
+        yield Candidate(fix, verify)
+        return
