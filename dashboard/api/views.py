@@ -43,6 +43,7 @@ from .params import (
     text_param,
 )
 from .permissions import RolePermission
+from .renderers import fast_json_renderers
 
 NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
@@ -94,6 +95,8 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         detail=True,
         methods=["get"],
         url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+        # every node's record: megabytes at thousands of nodes, written by orjson
+        renderer_classes=fast_json_renderers(),
     )
     def explanation(
         self,

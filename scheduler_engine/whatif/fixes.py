@@ -23,6 +23,7 @@ from ..objects import Pod, parse_pod
 from ..objects.resources import PODS
 from ..quantity import milli_value, parse_quantity, value
 from .amounts import format_amount, requested
+from .moves import Scheduling
 from .nearest import AFFINITY, FIT, SPREAD, TAINTS, Gap, toleration
 from .patch import apply_patch
 from .probe import Prepared, Probe
@@ -55,6 +56,8 @@ class WhatIf:
     gaps: list[Gap]
     cluster: ClusterState
     registry: Registry | None = None
+    # the scheduling run, for changes verified by scheduling again (moves)
+    scheduling: Scheduling | None = None
 
     @property
     def pod(self) -> Pod:
