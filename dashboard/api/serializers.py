@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
+from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 MAX_SEED = 2**62
@@ -399,6 +400,18 @@ class DryRunCreateSerializer(serializers.Serializer):
             "pods the two views place differently (moved)."
         ),
     )
+    cascade_depth = serializers.IntegerField(
+        default=0,
+        min_value=0,
+        max_value=MAX_CASCADE_DEPTH,
+        help_text=(
+            "Follow preemption's cascade down to this many levels of evictions (0: off; at "
+            "most SCHEDLAB_CASCADE_MAX_DEPTH, 10 by default): victims a ReplicaSet (a "
+            "Deployment's too), StatefulSet, Job or DaemonSet owns come back as new pending "
+            "pods and are scheduled in turn. Reported in summary.cascade and at "
+            "dry-runs/{id}/cascade/."
+        ),
+    )
 
 
 class DryRunSerializer(serializers.ModelSerializer):
@@ -417,6 +430,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "seed",
             "explain",
             "hardware_view",
+            "cascade_depth",
             "status",
             "cancel_requested",
             "progress",
@@ -445,6 +459,100 @@ class ResultPageSerializer(serializers.Serializer):
     offset = serializers.IntegerField()
     limit = serializers.IntegerField()
     results = serializers.ListField(child=serializers.DictField())
+
+
+class CascadeOwnerSerializer(serializers.Serializer):
+    kind = serializers.CharField(
+        help_text="the controller's kind (ownerReferences, controller: true)"
+    )
+    name = serializers.CharField()
+    deployment = serializers.CharField(
+        required=False, help_text="the Deployment above a ReplicaSet (by pod-template-hash)"
+    )
+
+
+class CascadeOutcomeSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="Scheduled, Unschedulable, Skipped or Error")
+    node = serializers.CharField(allow_null=True)
+    message = serializers.CharField(allow_blank=True, allow_null=True)
+
+
+class CascadeEvictionSerializer(serializers.Serializer):
+    pod = serializers.CharField(help_text="the victim, ns/name")
+    node = serializers.CharField(help_text="the node it was evicted from")
+    by = serializers.CharField(help_text="its preemptor, ns/name")
+    priority = serializers.IntegerField()
+    priorityClass = serializers.CharField(allow_blank=True)
+    owner = CascadeOwnerSerializer(allow_null=True)
+    cause = serializers.ChoiceField(
+        choices=[
+            "ReplicaSet",
+            "Deployment",
+            "StatefulSet",
+            "Job",
+            "DaemonSet",
+            "bare",
+            "unknownController",
+        ],
+        help_text="who recreates it (bare and unknownController: nobody)",
+    )
+    recreatedAs = serializers.CharField(
+        allow_null=True, help_text="the replacement pod, ns/name; null if not recreated"
+    )
+    outcome = CascadeOutcomeSerializer(allow_null=True, help_text="what became of the replacement")
+
+
+class CascadeNowhereSerializer(serializers.Serializer):
+    pod = serializers.CharField(help_text="the replacement left without a node")
+    replaces = serializers.CharField()
+    status = serializers.CharField()
+    message = serializers.CharField(allow_blank=True, help_text="its FailedScheduling message")
+
+
+class CascadePdbViolationSerializer(serializers.Serializer):
+    pdb = serializers.CharField(help_text="ns/name")
+    disruptionsAllowed = serializers.IntegerField()
+    evicted = serializers.ListField(child=serializers.CharField())
+    evictedSoFar = serializers.IntegerField()
+    alreadyViolated = serializers.BooleanField()
+
+
+class CascadeLevelSerializer(serializers.Serializer):
+    depth = serializers.IntegerField(
+        help_text="1: evicted by the pods pending before the run; n+1: by depth-n replacements"
+    )
+    evictions = CascadeEvictionSerializer(many=True)
+    evictionCount = serializers.IntegerField()
+    nodes = serializers.ListField(child=serializers.CharField())
+    priorityClasses = serializers.DictField(
+        child=serializers.IntegerField(), help_text="evictions per priority class"
+    )
+    recreated = serializers.ListField(child=serializers.CharField())
+    placed = serializers.IntegerField()
+    nowhereToGo = CascadeNowhereSerializer(many=True)
+    notRecreated = serializers.IntegerField()
+    pdbViolations = CascadePdbViolationSerializer(many=True)
+    brokenGangs = serializers.ListField(child=serializers.DictField())
+
+
+class CascadeTotalsSerializer(serializers.Serializer):
+    evictions = serializers.IntegerField()
+    recreated = serializers.IntegerField()
+    placed = serializers.IntegerField()
+    nowhereToGo = serializers.IntegerField()
+    notRecreated = serializers.IntegerField()
+    pdbViolations = serializers.IntegerField()
+    brokenGangs = serializers.IntegerField()
+
+
+class CascadeSerializer(serializers.Serializer):
+    """A dry-run's preemption cascade (``summary.cascade``; docs/cascades.md)."""
+
+    depthLimit = serializers.IntegerField()
+    depth = serializers.IntegerField(help_text="the deepest depth with an eviction")
+    stoppedBy = serializers.ChoiceField(choices=["end", "depthLimit"])
+    levels = CascadeLevelSerializer(many=True)
+    totals = CascadeTotalsSerializer()
 
 
 class CompareSerializer(serializers.Serializer):

@@ -85,6 +85,8 @@ class DryRun(models.Model):
     explain = models.BooleanField(default=False)
     # replay with each GPU node's hardware GPU count instead of nvidia.com/gpu allocatable
     hardware_view = models.BooleanField(default=False)
+    # follow preemption's cascade down to this many levels of evictions (0: not at all)
+    cascade_depth = models.PositiveSmallIntegerField(default=0)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

@@ -19,6 +19,7 @@ from dashboard import conf
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import export_snapshot
 from scheduler_engine import build_cluster
+from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 from scheduler_engine.objects.validation import validate_node, validate_pod
@@ -135,9 +136,23 @@ def create_dry_run(
     seed: int = 0,
     explain: bool = False,
     hardware_view: bool = False,
+    cascade_depth: int = 0,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
-    """Freeze the cluster state and the workload, validate everything, queue the run."""
+    """Freeze the cluster state and the workload, validate everything, queue the run.
+
+    ``cascade_depth`` (1 to ``SCHEDLAB_CASCADE_MAX_DEPTH``; 0: off) follows
+    preemption's cascade (``summary.cascade``, docs/cascades.md).
+    """
+    limit = min(conf.cascade_max_depth(), MAX_CASCADE_DEPTH)
+    if (
+        isinstance(cascade_depth, bool)
+        or not isinstance(cascade_depth, int)
+        or not 0 <= cascade_depth <= limit
+    ):
+        raise BadInput.one(
+            "cascade_depth", f"must be between 0 and {limit} (SCHEDLAB_CASCADE_MAX_DEPTH)"
+        )
     if profile_version is not None and inline_config:
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
     if inline_config:
@@ -175,6 +190,7 @@ def create_dry_run(
             seed=seed,
             explain=explain,
             hardware_view=hardware_view,
+            cascade_depth=cascade_depth,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

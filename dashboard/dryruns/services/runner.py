@@ -200,6 +200,8 @@ def _run(run: DryRun) -> None:
             "registry": conf.engine_registry(),
             "controllers": True,
         }
+        if run.cascade_depth:
+            options["cascade_depth"] = run.cascade_depth
         if run.hardware_view:
             # the scheduler's view, then the hardware's: placements the first makes on
             # GPUs that do not exist, and pods the two place differently
