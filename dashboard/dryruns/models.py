@@ -88,6 +88,8 @@ class DryRun(models.Model):
     # run each profile as its own scheduler whose cache sees the others' bindings this many
     # scheduling cycles late (scheduler_engine.collisions); null: one scheduler, one cache
     scheduler_lag = models.PositiveIntegerField(null=True, blank=True)
+    # follow preemption's cascade down to this many levels of evictions (0: not at all)
+    cascade_depth = models.PositiveSmallIntegerField(default=0)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

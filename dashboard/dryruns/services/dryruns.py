@@ -19,6 +19,7 @@ from dashboard import conf
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import export_snapshot
 from scheduler_engine import SchedulerConfig, build_cluster
+from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 from scheduler_engine.objects.validation import validate_node, validate_pod
@@ -165,15 +166,31 @@ def create_dry_run(
     explain: bool = False,
     hardware_view: bool = False,
     scheduler_lag: int | None = None,
+    cascade_depth: int = 0,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
-    """Freeze the cluster state and the workload, validate everything, queue the run."""
+    """Freeze the cluster state and the workload, validate everything, queue the run.
+
+    ``cascade_depth`` (1 to ``SCHEDLAB_CASCADE_MAX_DEPTH``; 0: off) follows
+    preemption's cascade (``summary.cascade``, docs/cascades.md).
+    """
+    limit = min(conf.cascade_max_depth(), MAX_CASCADE_DEPTH)
+    if (
+        isinstance(cascade_depth, bool)
+        or not isinstance(cascade_depth, int)
+        or not 0 <= cascade_depth <= limit
+    ):
+        raise BadInput.one(
+            "cascade_depth", f"must be between 0 and {limit} (SCHEDLAB_CASCADE_MAX_DEPTH)"
+        )
     if profile_version is not None and inline_config:
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
     config = None
     if inline_config:
         config = parse_config(inline_config, prefix="inline_config")
     if scheduler_lag is not None:
+        if cascade_depth:
+            raise BadInput.one("scheduler_lag", "give either scheduler_lag or cascade_depth")
         _check_scheduler_lag(scheduler_lag, config, profile_version, hardware_view)
     pods = expand_workload(workload)
     if pods:
@@ -209,6 +226,7 @@ def create_dry_run(
             explain=explain,
             hardware_view=hardware_view,
             scheduler_lag=scheduler_lag,
+            cascade_depth=cascade_depth,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

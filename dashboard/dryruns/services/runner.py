@@ -201,6 +201,8 @@ def _run(run: DryRun) -> None:
             "registry": conf.engine_registry(),
             "controllers": True,
         }
+        if run.cascade_depth:
+            options["cascade_depth"] = run.cascade_depth
         if run.scheduler_lag is not None:
             # each profile a scheduler of its own, its cache lagging: what the kubelet refuses
             doc = simulate_colliding(

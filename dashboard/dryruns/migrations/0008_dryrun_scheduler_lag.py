@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dryruns", "0006_dryrun_hardware_view"),
+        ("dryruns", "0007_dryrun_cascade_depth"),
     ]
 
     operations = [
