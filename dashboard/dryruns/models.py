@@ -85,6 +85,8 @@ class DryRun(models.Model):
     explain = models.BooleanField(default=False)
     # replay with each GPU node's hardware GPU count instead of nvidia.com/gpu allocatable
     hardware_view = models.BooleanField(default=False)
+    # running pods moved before scheduling: [{"pod": "ns/name", "from": node, "to": node}]
+    moves = models.JSONField(default=list, blank=True)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

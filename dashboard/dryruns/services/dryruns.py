@@ -28,6 +28,7 @@ from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
 from .errors import BadInput, NotCancellable
 from .metrics import verdicts
+from .moves import check_moves
 from .profiles import parse_config
 from .results import ensure_indexes, read_index
 from .workload import expand_workload
@@ -135,9 +136,14 @@ def create_dry_run(
     seed: int = 0,
     explain: bool = False,
     hardware_view: bool = False,
+    moves: Any = None,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
-    """Freeze the cluster state and the workload, validate everything, queue the run."""
+    """Freeze the cluster state and the workload, validate everything, queue the run.
+
+    ``moves`` (``[{"pod": "ns/name", "from": node, "to": node}]``) are applied
+    by the worker before scheduling: a defragmentation plan tried out.
+    """
     if profile_version is not None and inline_config:
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
     if inline_config:
@@ -159,6 +165,7 @@ def create_dry_run(
         resource_versions = dict(cluster.resource_versions or {})
     else:
         raise BadInput.one("source", 'must be "mirror" or "snapshot"')
+    checked_moves = check_moves(moves, objects + pods)
     data = codec.pack(objects + pods)
     with transaction.atomic():
         run = DryRun.objects.create(
@@ -175,6 +182,7 @@ def create_dry_run(
             seed=seed,
             explain=explain,
             hardware_view=hardware_view,
+            moves=checked_moves,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

@@ -19,9 +19,13 @@ def start_pod_dry_run(
     version: ProfileVersion | None,
     *,
     hardware_view: bool = False,
+    moves: Any = None,
     user: Any = None,
 ) -> DryRun:
-    """Queue the run; other pending pods are left out so the result is about this pod alone."""
+    """Queue the run; other pending pods are left out so the result is about this pod alone.
+
+    ``moves`` (a ``move`` fix's) are applied before the pod is scheduled.
+    """
     if not Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).exists():
         raise LookupError(f"pod {namespace}/{name} is not in cluster {cluster.name}")
     items = []
@@ -42,5 +46,6 @@ def start_pod_dry_run(
         snapshot=items,
         explain=True,
         hardware_view=hardware_view,
+        moves=moves,
         user=user,
     )
