@@ -98,6 +98,72 @@ class EventSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class FailureSerializer(serializers.Serializer):
+    plugin = serializers.CharField()
+    reason = serializers.CharField(help_text="the plugin's own wording")
+
+
+class NearestNodeSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    failures = FailureSerializer(many=True, help_text="every filter plugin that rejects the node")
+    shortfall = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="resource → quantity missing on the node (e.g. cpu: 500m, pods: 1)",
+    )
+    distance = serializers.FloatField(
+        help_text="kinds of change (integer part), then the mean share of the node missing"
+    )
+    lacking = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="resources the pod asks more of than the node has even when empty",
+    )
+    taints = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="untolerated taints: key, value, effect and the exact toleration to add",
+    )
+    terms = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="violated terms: kind (podAffinity, podAntiAffinity, existingPodAntiAffinity, "
+        "topologySpread), term index, topologyKey, domain, pods or skew",
+    )
+
+
+class FixSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[
+            "requests",
+            "toleration",
+            "affinity",
+            "spread",
+            "preemption",
+            "priority",
+            "move",
+            "node",
+        ]
+    )
+    summary = serializers.CharField()
+    patch = serializers.DictField(
+        allow_null=True,
+        help_text="strategic-merge patch of the pod; for kind node, the Node to add",
+    )
+    verified = serializers.BooleanField(help_text="always true: unverified changes are not shown")
+    cost = serializers.FloatField(help_text="lower is a smaller change (docs/explanations.md)")
+    node = serializers.CharField(allow_null=True, help_text="where the changed pod fits")
+    evict = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="preemption and priority: the pods to free (pod, node, priority)",
+    )
+    moves = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="move: the pods to move, in order (pod, from, to)",
+    )
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -112,6 +178,17 @@ class ExplanationSerializer(serializers.Serializer):
     filterFailures = serializers.DictField(required=False)
     pluginScores = serializers.DictField(required=False)
     record = serializers.DictField(required=False)
+    nearest = NearestNodeSerializer(
+        many=True,
+        required=False,
+        help_text="unschedulable pods: the closest nodes (at most 10), closest first",
+    )
+    fixes = FixSerializer(
+        many=True,
+        required=False,
+        help_text="unschedulable pods: changes that make the pod fit, each verified by the "
+        "engine with the active profile, cheapest first (at most 5, one per kind)",
+    )
 
 
 class GangPlacementSerializer(serializers.Serializer):
@@ -336,6 +413,24 @@ class DryRunCreateSerializer(serializers.Serializer):
         ),
     )
 
+    scheduler_lag = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=1_000_000,
+        help_text=(
+            "Collide the schedulers: run each profile of the configuration (two or more "
+            "schedulerNames) as a scheduler with its own cache that sees the others' bindings "
+            "this many scheduling cycles late (0: at once; the schedulers take turns, one pod "
+            "per cycle). Each result carries profile, cycle and kubelet (null, or the kubelet's "
+            "refusal: reason OutOfcpu, OutOfmemory, OutOfpods, OutOfnvidia.com/gpu, ... and its "
+            "message); summary.collisions lists the refused pods (refused: pod, node, profile, "
+            "reason, message, unseen: the pods on the node its scheduler did not know of), "
+            "refusedByReason and doubleBookedNodes. Not with hardware_view."
+        ),
+    )
+
 
 class DryRunSerializer(serializers.ModelSerializer):
     class Meta:
@@ -353,6 +448,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "seed",
             "explain",
             "hardware_view",
+            "scheduler_lag",
             "cascade_depth",
             "status",
             "cancel_requested",

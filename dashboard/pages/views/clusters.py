@@ -234,6 +234,7 @@ def pod_explanation_fragment(
             "chart": explanation.chart,
             "events": events,
             "pending_reasons": reasons,
+            "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
 
@@ -256,6 +257,17 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    fix = None
+    raw_fix = request.POST.get("fix", "").strip()
+    if raw_fix:
+        fix = live.verified_fix(cluster, namespace, pod, raw_fix)
+        if fix is None:
+            messages.error(
+                request,
+                f"Could not start the dry-run: fix: no verified change {raw_fix!r} "
+                "for this pod now (the cluster may have changed; see the list again)",
+            )
+            return redirect(back)
     try:
         run = start_pod_dry_run(
             cluster,
@@ -264,6 +276,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
             user=request.user,
+            fix=fix,
         )
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
