@@ -235,6 +235,7 @@ def pod_explanation_fragment(
             "chart": explanation.chart,
             "events": events,
             "pending_reasons": reasons,
+            "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
 
@@ -257,6 +258,17 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    fix = None
+    raw_fix = request.POST.get("fix", "").strip()
+    if raw_fix:
+        fix = live.verified_fix(cluster, namespace, pod, raw_fix)
+        if fix is None:
+            messages.error(
+                request,
+                f"Could not start the dry-run: fix: no verified change {raw_fix!r} "
+                "for this pod now (the cluster may have changed; see the list again)",
+            )
+            return redirect(back)
     moves = None
     raw_moves = request.POST.get("moves", "").strip()
     if raw_moves:
@@ -274,6 +286,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             hardware_view=request.POST.get("hardware_view") == "on",
             moves=moves,
             user=request.user,
+            fix=fix,
         )
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")
