@@ -413,6 +413,24 @@ class DryRunCreateSerializer(serializers.Serializer):
         ),
     )
 
+    scheduler_lag = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=1_000_000,
+        help_text=(
+            "Collide the schedulers: run each profile of the configuration (two or more "
+            "schedulerNames) as a scheduler with its own cache that sees the others' bindings "
+            "this many scheduling cycles late (0: at once; the schedulers take turns, one pod "
+            "per cycle). Each result carries profile, cycle and kubelet (null, or the kubelet's "
+            "refusal: reason OutOfcpu, OutOfmemory, OutOfpods, OutOfnvidia.com/gpu, ... and its "
+            "message); summary.collisions lists the refused pods (refused: pod, node, profile, "
+            "reason, message, unseen: the pods on the node its scheduler did not know of), "
+            "refusedByReason and doubleBookedNodes. Not with hardware_view."
+        ),
+    )
+
 
 class DryRunSerializer(serializers.ModelSerializer):
     class Meta:
@@ -430,6 +448,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "seed",
             "explain",
             "hardware_view",
+            "scheduler_lag",
             "cascade_depth",
             "status",
             "cancel_requested",

@@ -18,7 +18,7 @@ from django.utils import timezone
 from dashboard import conf
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import export_snapshot
-from scheduler_engine import build_cluster
+from scheduler_engine import SchedulerConfig, build_cluster
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
@@ -29,7 +29,7 @@ from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
 from .errors import BadInput, NotCancellable
 from .metrics import verdicts
-from .profiles import parse_config
+from .profiles import default_engine_config, parse_config
 from .results import ensure_indexes, read_index
 from .workload import expand_workload
 
@@ -125,6 +125,35 @@ def _check_workload(pods: list[dict[str, Any]]) -> None:
     _check_objects(list(distinct.values()), "workload")
 
 
+# the most scheduling cycles a dry-run's caches may lag
+MAX_SCHEDULER_LAG = 1_000_000
+
+
+def _check_scheduler_lag(
+    lag: Any,
+    config: SchedulerConfig | None,
+    version: ProfileVersion | None,
+    hardware_view: bool,
+) -> None:
+    """A whole number of cycles, and a configuration with schedulers to collide."""
+    if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag <= MAX_SCHEDULER_LAG:
+        raise BadInput.one(
+            "scheduler_lag",
+            f"must be a whole number of scheduling cycles, 0 to {MAX_SCHEDULER_LAG}",
+        )
+    if hardware_view:
+        raise BadInput.one("scheduler_lag", "give either scheduler_lag or hardware_view")
+    if config is None:
+        config = parse_config(version.document) if version is not None else default_engine_config()
+    if len(config.profiles) < 2:
+        names = ", ".join(p.scheduler_name for p in config.profiles)
+        raise BadInput.one(
+            "scheduler_lag",
+            "needs a configuration with two or more profiles (schedulerNames) to collide; "
+            f"this one has {names}",
+        )
+
+
 def create_dry_run(
     cluster: Cluster,
     *,
@@ -136,6 +165,7 @@ def create_dry_run(
     seed: int = 0,
     explain: bool = False,
     hardware_view: bool = False,
+    scheduler_lag: int | None = None,
     cascade_depth: int = 0,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
@@ -155,8 +185,13 @@ def create_dry_run(
         )
     if profile_version is not None and inline_config:
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
+    config = None
     if inline_config:
-        parse_config(inline_config, prefix="inline_config")
+        config = parse_config(inline_config, prefix="inline_config")
+    if scheduler_lag is not None:
+        if cascade_depth:
+            raise BadInput.one("scheduler_lag", "give either scheduler_lag or cascade_depth")
+        _check_scheduler_lag(scheduler_lag, config, profile_version, hardware_view)
     pods = expand_workload(workload)
     if pods:
         _check_workload([p for p in pods if p.get("kind") == "Pod"])
@@ -190,6 +225,7 @@ def create_dry_run(
             seed=seed,
             explain=explain,
             hardware_view=hardware_view,
+            scheduler_lag=scheduler_lag,
             cascade_depth=cascade_depth,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),

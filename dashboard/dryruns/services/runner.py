@@ -20,6 +20,7 @@ from django.utils import timezone
 from dashboard import conf
 from dashboard.cluster.services import broadcast
 from scheduler_engine import SchedulerConfig, build_cluster, simulate
+from scheduler_engine.collisions import simulate_colliding
 from scheduler_engine.errors import InputError
 from scheduler_engine.hardware_view import simulate_hardware_view
 
@@ -202,7 +203,19 @@ def _run(run: DryRun) -> None:
         }
         if run.cascade_depth:
             options["cascade_depth"] = run.cascade_depth
-        if run.hardware_view:
+        if run.scheduler_lag is not None:
+            # each profile a scheduler of its own, its cache lagging: what the kubelet refuses
+            doc = simulate_colliding(
+                state,
+                config,
+                lag_cycles=run.scheduler_lag,
+                seed=run.seed,
+                registry=options["registry"],
+                controllers=True,
+                progress=options["progress"],
+            )
+            summary = {**doc["summary"], "collisions": doc["collisions"]}
+        elif run.hardware_view:
             # the scheduler's view, then the hardware's: placements the first makes on
             # GPUs that do not exist, and pods the two place differently
             doc = simulate_hardware_view(state, config, **options)
