@@ -20,6 +20,7 @@ def start_pod_dry_run(
     version: ProfileVersion | None,
     *,
     hardware_view: bool = False,
+    cascade_depth: int = 0,
     user: Any = None,
     fix: dict[str, Any] | None = None,
 ) -> DryRun:
@@ -56,5 +57,6 @@ def start_pod_dry_run(
         snapshot=items,
         explain=True,
         hardware_view=hardware_view,
+        cascade_depth=cascade_depth,
         user=user,
     )
