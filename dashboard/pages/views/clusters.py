@@ -7,6 +7,7 @@ live.js re-fetches to catch up after a websocket reconnect or a large change.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -273,6 +274,14 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 "for this pod now (the cluster may have changed; see the list again)",
             )
             return redirect(back)
+    moves = None
+    raw_moves = request.POST.get("moves", "").strip()
+    if raw_moves:
+        try:
+            moves = json.loads(raw_moves)
+        except ValueError:
+            messages.error(request, "Could not start the dry-run: moves: not JSON")
+            return redirect(back)
     try:
         run = start_pod_dry_run(
             cluster,
@@ -281,6 +290,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
             cascade_depth=depth,
+            moves=moves,
             user=request.user,
             fix=fix,
         )
