@@ -438,6 +438,21 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
         )
 
+    @extend_schema(responses=s.CascadeSerializer)
+    @action(detail=True, methods=["get"])
+    def cascade(self, request: Request, pk: str | None = None) -> Response:
+        """The run's preemption cascade, per depth (a run with ``cascade_depth``, succeeded)."""
+        run = self.get_object()
+        found = (run.summary or {}).get("cascade")
+        if found is None:
+            why = (
+                "was not run with cascade_depth"
+                if not run.cascade_depth
+                else f"is {run.status}, not succeeded"
+            )
+            raise NotFound(f"dry-run {run.pk} has no cascade: it {why}")
+        return Response(found)
+
     @extend_schema(request=None, responses=s.DryRunSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:

@@ -37,6 +37,19 @@ def test_the_explanation_of_an_unknown_pod_is_404(viewer, demo_cluster):
     assert viewer.get(url).status_code == 404
 
 
+def test_the_explanation_carries_nearest_nodes_and_verified_fixes(viewer, demo_cluster):
+    url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-inference/no-toleration-gpu/explanation/"
+    data = viewer.get(url).json()
+    assert data["status"] == "Unschedulable"
+    first = data["nearest"][0]
+    assert first["failures"] == [
+        {"plugin": "TaintToleration", "reason": "node(s) had untolerated taint(s)"}
+    ]
+    assert first["taints"][0]["toleration"]["key"] == "nvidia.com/gpu"
+    assert data["fixes"] and all(f["verified"] is True for f in data["fixes"])
+    assert data["fixes"][0]["kind"] == "toleration"
+
+
 def test_the_explanation_is_sent_byte_for_byte_as_drf_would_render_it(viewer, demo_cluster):
     from rest_framework.renderers import JSONRenderer
 
