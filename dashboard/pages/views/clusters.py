@@ -29,6 +29,7 @@ from dashboard.explain.events import event_rows
 from dashboard.explain.orphans import unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
+from dashboard.pages.views.forms import DEPTH_MESSAGE, cascade_depth_param
 from dashboard.pages.views.gangs import gang_rows
 from dashboard.roles import OPERATOR, has_role
 
@@ -258,6 +259,10 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    depth = cascade_depth_param(request)
+    if depth is None:
+        messages.error(request, f"Could not start the dry-run: cascade_depth: {DEPTH_MESSAGE}")
+        return redirect(back)
     fix = None
     raw_fix = request.POST.get("fix", "").strip()
     if raw_fix:
@@ -284,6 +289,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             pod,
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
+            cascade_depth=depth,
             moves=moves,
             user=request.user,
             fix=fix,
