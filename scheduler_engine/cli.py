@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from .cascade import MAX_CASCADE_DEPTH
 from .cluster import load_cluster
 from .config import load_config, validate_config
 from .errors import ConfigError, InputError
@@ -38,12 +39,25 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--snapshot", required=True, help="YAML/JSON file or directory of objects")
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
     s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
-    s.add_argument("--explain", action="store_true", help="per-node, per-plugin detail")
+    s.add_argument(
+        "--explain",
+        action="store_true",
+        help="per-node, per-plugin detail; for unschedulable pods, nearest nodes and verified fixes",
+    )
     s.add_argument(
         "--controllers",
         action="store_true",
         help="first do what kube-controller-manager would for the pending pods "
         "(ResourceClaims from templates, Immediate PVCs bound)",
+    )
+    s.add_argument(
+        "--cascade",
+        type=_depth,
+        default=0,
+        metavar="DEPTH",
+        help="follow preemption's cascade: victims a ReplicaSet, ReplicationController, "
+        "StatefulSet, Job or DaemonSet owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
+        "evictions (summary.cascade)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
     s.add_argument(
@@ -58,6 +72,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="schedule with each GPU node's hardware GPU count (GFD labels, ResourceSlice "
         "devices) instead of nvidia.com/gpu, and report placements on GPUs that do not exist",
+    )
+    s.add_argument(
+        "--scheduler-lag",
+        type=int,
+        metavar="CYCLES",
+        help="run each profile as its own scheduler whose cache sees the others' bindings "
+        "CYCLES scheduling cycles late, and report the placements the kubelet refuses "
+        "(collisions; needs two or more profiles)",
     )
     r = sub.add_parser("replay", help="replay a workload trace (openb CSV or JSON lines)")
     r.add_argument("--nodes", help="node list: openb CSV, or JSON lines of Node records")
@@ -101,6 +123,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not 1 <= value <= MAX_CASCADE_DEPTH:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_CASCADE_DEPTH}")
+    return value
+
+
 def _registry(args: argparse.Namespace) -> Registry:
     """In-tree plugins, those installed under ``schedlab.plugins``, and ``--plugin`` ones."""
     return build_registry(args.plugin)
@@ -124,11 +156,36 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     kwargs = {
         "seed": args.seed,
         "explain": args.explain,
+        "whatif": args.explain,
         "registry": registry,
         "controllers": args.controllers,
         "feature_gates": gates,
     }
-    if args.hardware_view:
+    if args.cascade:
+        if args.scheduler_lag is not None:
+            raise InputError(
+                "cannot be combined with --scheduler-lag", obj="simulate", field="--cascade"
+            )
+        kwargs["cascade_depth"] = args.cascade
+    if args.scheduler_lag is not None:
+        from .collisions import simulate_colliding
+
+        try:
+            doc = simulate_colliding(
+                cluster,
+                config,
+                lag_cycles=args.scheduler_lag,
+                seed=args.seed,
+                registry=registry,
+                feature_gates=gates,
+            )
+        except InputError as exc:
+            if exc.field == "profiles":
+                exc.file = args.config or "the default configuration"
+            elif exc.field == "lagCycles":
+                exc.obj, exc.field = "simulate", "--scheduler-lag"
+            raise InputError(exc.message, file=exc.file, obj=exc.obj, field=exc.field) from None
+    elif args.hardware_view:
         from .hardware_view import simulate_hardware_view
 
         doc = simulate_hardware_view(cluster, config, **kwargs)
@@ -238,6 +295,11 @@ def render_table(doc: dict[str, Any]) -> str:
     ]
     for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
         lines.append(f"hardware view: {p['message']}")
+    for f in (doc.get("collisions") or {}).get("refused", ()):
+        lines.append(
+            f"kubelet on {f['node']} refuses {f['pod']} ({f['profile']}): {f['reason']}: "
+            f"{f['message']}"
+        )
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")

@@ -69,6 +69,9 @@ class PodResult:
     broke_gangs: list[str] = field(default_factory=list)
     # plugin name → what the plugin reports of the pod (OpenGpuShare: the GPUs it got)
     plugin_results: dict[str, Any] = field(default_factory=dict)
+    # unschedulable, explained with what-if: the closest nodes and verified changes
+    nearest: list[dict[str, Any]] | None = None
+    fixes: list[dict[str, Any]] | None = None
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -96,6 +99,9 @@ class PodResult:
             d["allFilterFailures"] = dict(self.all_filter_failures or {})
             d["pluginScores"] = dict(self.plugin_scores or {})
             d["record"] = self.record or {}
+            if self.nearest is not None:
+                d["nearest"] = list(self.nearest)
+                d["fixes"] = list(self.fixes or [])
         return d
 
 

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
@@ -48,6 +49,8 @@ from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
+from .whatif.moves import Scheduling
+from .whatif.report import what_if
 
 __all__ = [
     "MAX_ROUNDS",
@@ -140,6 +143,8 @@ def simulate(
     snapshot: Snapshot | None = None,
     controllers: bool = False,
     feature_gates: Mapping[str, bool] | None = None,
+    whatif: bool = False,
+    cascade_depth: int = 0,
 ) -> SimulationResult:
     """Schedule every pending pod of ``cluster``; see the module docstring.
 
@@ -150,6 +155,10 @@ def simulate(
     ``config`` is None; a configuration carries its own
     (``load_config(..., feature_gates=...)``).
 
+    ``whatif`` (with ``explain``) adds to each pod left unschedulable its
+    ``nearest`` nodes and verified ``fixes`` (:mod:`scheduler_engine.whatif`),
+    worked out on the state the run ends with.
+
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
     simulated clock's start (default: the latest pod timestamp).  ``batch``
     False forces the per-node paths (they must decide identically).
@@ -158,6 +167,11 @@ def simulate(
     the running state warm saves) and is changed in place like the cluster's
     own would be: pass ``snapshot.copy()``, or undo the nodes its
     ``change_log`` names (see :mod:`scheduler_engine.warm_cluster`).
+
+    ``cascade_depth`` (at least 1) follows preemption's cascade: the victims
+    a controller owns come back as new pending pods and are scheduled in
+    turn, up to that depth of evictions (:mod:`scheduler_engine.cascade`);
+    the summary's ``cascade`` reports it.  0 (the default) does not.
     """
     t0 = time.perf_counter()
     registry = registry or default_registry()
@@ -170,8 +184,18 @@ def simulate(
     run = _Run(cluster, config, registry, seed, explain, now, batch, snapshot)
     run.admit_pending_pods()
     run.schedule_in_rounds(max_rounds, progress)
+    tracker = None
+    if cascade_depth > 0:
+        tracker = CascadeTracker(cascade_depth, cluster.priority_classes, cluster.pdbs)
+        run.follow_cascade(tracker, max_rounds, progress)
     run.time_out_waiting_pods()
     result = run.result(time.perf_counter() - t0)
+    if tracker is not None:
+        result.summary["cascade"] = tracker.report(
+            result.by_pod(), run.running + run.placed(), cluster.objects
+        )
+    if whatif and explain:
+        run.add_what_if(result, registry)
     if emulated is not None:
         result.summary["controllers"] = emulated.to_dict()
     return result
@@ -318,13 +342,18 @@ class _Run:
 
     # -- step 2: rounds of the queue ------------------------------------------------------
     def schedule_in_rounds(
-        self, max_rounds: int, progress: Callable[[int, int], Any] | None
+        self,
+        max_rounds: int,
+        progress: Callable[[int, int], Any] | None,
+        first: list[_PodState] | None = None,
     ) -> None:
-        """Every queued pod once, then again those a later cluster event may help."""
-        total = len(self.states)
+        """Every queued pod (or those of ``first``) once, then again those a later event may help."""
+        to_try = list(self.states.values()) if first is None else first
+        total = len(to_try)
         done = 0
-        to_try = list(self.states.values())
-        while to_try and self.rounds < max_rounds:
+        rounds = 0
+        while to_try and rounds < max_rounds:
+            rounds += 1
             self.rounds += 1
             q = ActiveQueue(self.less)
             for st in to_try:
@@ -350,6 +379,48 @@ class _Run:
             # while the rest of the queue is scheduled, which sees them terminating
             self.ctx.finish_deletions()
             to_try = [st for st in self.states.values() if self._worth_another_round(st)]
+
+    # -- step 2b: what controllers recreate, scheduled in turn (cascade_depth) ------------
+    def follow_cascade(
+        self,
+        tracker: CascadeTracker,
+        max_rounds: int,
+        progress: Callable[[int, int], Any] | None,
+    ) -> None:
+        """Wave by wave: the victims' replacements enter the queue once the victims are gone."""
+        for p in self.pending:
+            tracker.level.setdefault(p.key, 0)
+        while True:
+            replacements = tracker.next_wave(self.ctx.evictions, self.ctx.clock)
+            if not replacements:
+                return
+            states = [st for st in (self._admit(p) for p in replacements) if st is not None]
+            if states:
+                self.schedule_in_rounds(max_rounds, progress, states)
+
+    def _admit(self, pod: Pod) -> _PodState | None:
+        """A pod created during the run (a controller's replacement) joins the pending pods."""
+        self.ctx.cluster.pods.append(pod)
+        self.pending.append(pod)
+        if self.group_sched is not None:
+            self.ctx.pod_groups.add_pods([pod])
+        fwk = self.frameworks.get(pod.scheduler_name)
+        result = self._not_queued(pod, fwk)
+        if result is not None:
+            self.results[pod.key] = result
+            return None
+        assert fwk is not None
+        st = _PodState(QueuedPodInfo(pod, pod.creation_ts), len(self.pending) - 1, fwk)
+        self.states[pod.key] = st
+        return st
+
+    def placed(self) -> list[Pod]:
+        """The pending pods that this run bound to a node."""
+        return [
+            st.qpi.pod
+            for st in self.states.values()
+            if st.attempt is not None and st.attempt.status == AttemptStatus.SCHEDULED
+        ]
 
     def _attempt(self, st: _PodState) -> None:
         """One scheduling attempt of one pod, and what it changes for the others."""
@@ -543,6 +614,16 @@ class _Run:
                     if r is not None:
                         r.broke_gangs.append(b["name"])
         return SimulationResult(ordered, summary, self.explain, self.stream)
+
+    def add_what_if(self, result: SimulationResult, registry: Registry) -> None:
+        """Nearest nodes and verified fixes of every pod left unschedulable."""
+        for r in result.results:
+            st = self.states.get(r.pod)
+            if st is None or r.status != STATUS_UNSCHEDULABLE:
+                continue
+            sched = Scheduling(self.config, registry, self.seed, simulate)
+            found = what_if(st.fwk, st.qpi.pod, self.ctx.cluster, registry, sched)
+            r.nearest, r.fixes = found["nearest"], found["fixes"]
 
     def _gang_views(self) -> list[dict[str, Any]]:
         """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
@@ -796,13 +877,16 @@ def _filter_failures(
     first: dict[str, dict[str, str]] = {}
     every: dict[str, list[dict[str, str]]] = {}
     for node, per_plugin in per_node.items():
-        fails = [
-            {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
-            | ({"detail": v["detail"]} if v.get("detail") else {})
-            for pl, v in per_plugin.items()
-            if v.get("code") != "Success"
-        ]
-        if fails:
-            first[node] = fails[0]
-            every[node] = fails
+        fails = None
+        for pl, v in per_plugin.items():
+            if v.get("code") == "Success":
+                continue  # most nodes pass most filters: no list, no dicts for them
+            fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
+            if v.get("detail"):
+                fail["detail"] = v["detail"]
+            if fails is None:
+                fails = every[node] = [fail]
+                first[node] = fail
+            else:
+                fails.append(fail)
     return first, every

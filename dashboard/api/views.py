@@ -27,6 +27,7 @@ from dashboard.dryruns.services.results import read_results
 from dashboard.explain import hardware
 from dashboard.explain.gangs import GangsUnavailable, find_gang, pending_gangs
 from dashboard.explain.live import explain_pod
+from dashboard.explain.orphans import settings_of, unschedulable, update_settings
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
@@ -42,6 +43,7 @@ from .params import (
     text_param,
 )
 from .permissions import RolePermission
+from .renderers import fast_json_renderers
 
 NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
@@ -93,6 +95,8 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         detail=True,
         methods=["get"],
         url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+        # every node's record: megabytes at thousands of nodes, written by orjson
+        renderer_classes=fast_json_renderers(),
     )
     def explanation(
         self,
@@ -162,6 +166,36 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
                 f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
             )
         return Response(g)
+
+    @extend_schema(
+        operation_id="clusters_unschedulable_retrieve", responses=s.UnschedulableSerializer
+    )
+    @action(detail=True, methods=["get"], url_path="unschedulable", pagination_class=None)
+    def unschedulable(self, request: Request, pk: str | None = None) -> Response:
+        """Pending pods nobody will schedule, one finding per reason: a schedulerName no
+        profile or declared scheduler serves, a gate no known controller removes, a PodGroup
+        (either API) that does not exist, a claim that is never created (docs/orphans.md)."""
+        return Response(unschedulable(self.get_object()))
+
+    @extend_schema(
+        methods=["GET"],
+        operation_id="clusters_unschedulable_settings_retrieve",
+        responses=s.UnschedulableSettingsSerializer,
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        operation_id="clusters_unschedulable_settings_partial_update",
+        request=s.UnschedulableSettingsSerializer,
+        responses=s.UnschedulableSettingsSerializer,
+    )
+    @action(detail=True, methods=["get", "patch"], url_path="unschedulable-settings")
+    def unschedulable_settings(self, request: Request, pk: str | None = None) -> Response:
+        """The cluster's declared schedulers and gate-removing controllers; PATCH replaces
+        the lists given (operator). A bad name is a 400 naming the field and item."""
+        cluster = self.get_object()
+        if request.method == "GET":
+            return Response(settings_of(cluster))
+        return Response(update_settings(cluster, request.data))
 
     @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
@@ -403,6 +437,21 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(
             {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
         )
+
+    @extend_schema(responses=s.CascadeSerializer)
+    @action(detail=True, methods=["get"])
+    def cascade(self, request: Request, pk: str | None = None) -> Response:
+        """The run's preemption cascade, per depth (a run with ``cascade_depth``, succeeded)."""
+        run = self.get_object()
+        found = (run.summary or {}).get("cascade")
+        if found is None:
+            why = (
+                "was not run with cascade_depth"
+                if not run.cascade_depth
+                else f"is {run.status}, not succeeded"
+            )
+            raise NotFound(f"dry-run {run.pk} has no cascade: it {why}")
+        return Response(found)
 
     @extend_schema(request=None, responses=s.DryRunSerializer)
     @action(detail=True, methods=["post"])

@@ -57,10 +57,27 @@ def pending_reasons(
 ) -> list[PendingReason]:
     """Each reason that applies, most likely first; the last one always says what to check."""
     now = now or timezone.now()
+    out = _held_back(pod, config)
+    if out:
+        return out
+    out.append(_since_last_attempt(cluster, pod, config, now))
+    if not cluster.is_live:
+        out.append(
+            PendingReason(
+                "snapshot",
+                f"{cluster.name} is an imported snapshot, frozen when it was taken: the "
+                "real scheduler may have placed the pod since.",
+                "Import a fresh snapshot, or mirror the live cluster.",
+            )
+        )
+    return out
+
+
+def _held_back(pod: Pod, config: SchedulerConfig) -> list[PendingReason]:
+    """What keeps this scheduler from placing the pod at all: gates, another scheduler, a nomination."""
     spec = pod.obj.get("spec") or {}
     status = pod.obj.get("status") or {}
     out: list[PendingReason] = []
-
     gates = [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict)]
     if gates:
         out.append(
@@ -98,9 +115,13 @@ def pending_reasons(
                 "terminationGracePeriodSeconds keeps the room taken.",
             )
         )
-    if out:
-        return out
+    return out
 
+
+def _since_last_attempt(
+    cluster: Cluster, pod: Pod, config: SchedulerConfig, now: datetime
+) -> PendingReason:
+    """Never tried, backing off, not retried since the cluster changed, or nothing changed."""
     event = (
         Event.objects.filter(
             cluster=cluster, involved_namespace=pod.namespace, involved_name=pod.name
@@ -113,67 +134,48 @@ def pending_reasons(
     if attempt is None:
         created = _when((pod.obj.get("metadata") or {}).get("creationTimestamp"))
         age = f"created {timesince(created, now)} ago and " if created else ""
-        out.append(
-            PendingReason(
-                "no-attempt",
-                f"The mirror shows no scheduling attempt: it was {age}has no PodScheduled "
-                "condition and no FailedScheduling event.",
-                "Check that kube-scheduler runs and is the leader (kubectl -n kube-system get "
-                "pods -l component=kube-scheduler; its logs); a scheduler that is down or "
-                "stuck leaves every new pod like this.",
-            )
+        return PendingReason(
+            "no-attempt",
+            f"The mirror shows no scheduling attempt: it was {age}has no PodScheduled "
+            "condition and no FailedScheduling event.",
+            "Check that kube-scheduler runs and is the leader (kubectl -n kube-system get "
+            "pods -l component=kube-scheduler; its logs); a scheduler that is down or "
+            "stuck leaves every new pod like this.",
         )
-    else:
-        changed = (
-            Node.objects.filter(cluster=cluster).aggregate(t=Max("updated_at"))["t"],
-            Pod.objects.filter(cluster=cluster)
-            .exclude(pk=pod.pk)
-            .aggregate(t=Max("updated_at"))["t"],
+    if now - attempt < timedelta(seconds=config.pod_max_backoff_seconds):
+        return PendingReason(
+            "backoff",
+            f"Its last attempt failed {timesince(attempt, now)} ago: it waits out its "
+            f"backoff (at most {config.pod_max_backoff_seconds} s) before the next one.",
+            "Nothing: it is retried within seconds.",
         )
-        since = max((t for t in changed if t is not None), default=None)
-        ago = now - attempt
-        backoff = timedelta(seconds=config.pod_max_backoff_seconds)
-        if ago < backoff:
-            out.append(
-                PendingReason(
-                    "backoff",
-                    f"Its last attempt failed {timesince(attempt, now)} ago: it waits out its "
-                    f"backoff (at most {config.pod_max_backoff_seconds} s) before the next one.",
-                    "Nothing: it is retried within seconds.",
-                )
-            )
-        elif since is not None and since > attempt:
-            out.append(
-                PendingReason(
-                    "stale",
-                    f"Its last attempt failed {timesince(attempt, now)} ago; the cluster has "
-                    f"changed since (the mirror saw a change {timesince(since, now)} ago). "
-                    "The scheduler retries an unschedulable pod when a change may make it "
-                    "fit, and at the latest after 5 minutes.",
-                    "Wait up to 5 minutes from the change; a pod pending longer than that "
-                    "after the change points at the scheduler (its logs) or at a plugin or "
-                    "profile setting this engine does not share with your scheduler.",
-                )
-            )
-        else:
-            out.append(
-                PendingReason(
-                    "unchanged",
-                    f"Its last attempt failed {timesince(attempt, now)} ago and the mirror saw "
-                    "no change since: the engine's profile places it where the cluster's "
-                    "scheduler did not.",
-                    "Compare the active profile with the scheduler's own configuration "
-                    "(the kube-scheduler ConfigMap): a different profile, or an out-of-tree "
-                    "plugin, decides differently.",
-                )
-            )
-    if not cluster.is_live:
-        out.append(
-            PendingReason(
-                "snapshot",
-                f"{cluster.name} is an imported snapshot, frozen when it was taken: the "
-                "real scheduler may have placed the pod since.",
-                "Import a fresh snapshot, or mirror the live cluster.",
-            )
+    since = _last_change(cluster, pod)
+    if since is not None and since > attempt:
+        return PendingReason(
+            "stale",
+            f"Its last attempt failed {timesince(attempt, now)} ago; the cluster has "
+            f"changed since (the mirror saw a change {timesince(since, now)} ago). "
+            "The scheduler retries an unschedulable pod when a change may make it "
+            "fit, and at the latest after 5 minutes.",
+            "Wait up to 5 minutes from the change; a pod pending longer than that "
+            "after the change points at the scheduler (its logs) or at a plugin or "
+            "profile setting this engine does not share with your scheduler.",
         )
-    return out
+    return PendingReason(
+        "unchanged",
+        f"Its last attempt failed {timesince(attempt, now)} ago and the mirror saw "
+        "no change since: the engine's profile places it where the cluster's "
+        "scheduler did not.",
+        "Compare the active profile with the scheduler's own configuration "
+        "(the kube-scheduler ConfigMap): a different profile, or an out-of-tree "
+        "plugin, decides differently.",
+    )
+
+
+def _last_change(cluster: Cluster, pod: Pod) -> datetime | None:
+    """When the mirror last saw a node, or a pod other than this one, change."""
+    changed = (
+        Node.objects.filter(cluster=cluster).aggregate(t=Max("updated_at"))["t"],
+        Pod.objects.filter(cluster=cluster).exclude(pk=pod.pk).aggregate(t=Max("updated_at"))["t"],
+    )
+    return max((t for t in changed if t is not None), default=None)

@@ -13,14 +13,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..apinames import is_label_key, is_label_value
+from ..objects.resources import is_extended_resource_name
 from .defaults import API_VERSION
 from .fielderr import (
     FieldError,
     duplicate,
     forbidden,
     invalid,
-    is_label_value,
-    is_qualified_name,
     not_supported,
     required,
 )
@@ -236,9 +236,9 @@ def _validate_extenders(extenders: Sequence[Mapping[str, Any]]) -> list[FieldErr
         for j, res in enumerate(ext.get("managedResources", ())):
             rpath = f"{path}.managedResources[{j}].name"
             name = res.get("name", "")
-            msgs = is_qualified_name(name)
+            msgs = is_label_key(name)
             errs += [invalid(rpath, name, m) for m in msgs]
-            if not msgs and not _is_extended_resource_name(name):
+            if not msgs and not is_extended_resource_name(name):
                 errs.append(invalid(rpath, name, "is an invalid extended resource name"))
             if name in managed:
                 errs.append(invalid(rpath, name, "duplicate extender managed resource name"))
@@ -252,13 +252,6 @@ def _validate_extenders(extenders: Sequence[Mapping[str, Any]]) -> list[FieldErr
             )
         )
     return errs
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    native = "/" not in name or "kubernetes.io/" in name
-    if native or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
 
 
 # --- plugin args ---------------------------------------------------------------------
@@ -302,7 +295,7 @@ def _inter_pod_affinity(path: str, a: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _label_name(path: str, value: str) -> list[FieldError]:
-    return [invalid(path, value, m) for m in is_qualified_name(value)]
+    return [invalid(path, value, m) for m in is_label_key(value)]
 
 
 def _pod_topology_spread(path: str, a: Mapping[str, Any]) -> list[FieldError]:
@@ -490,7 +483,7 @@ def _requirements_as_selector(path: str, reqs: Sequence[Mapping[str, Any]]) -> l
             continue
         key = r.get("key", "")
         values = list(r.get("values", ()))
-        msgs = is_qualified_name(key)
+        msgs = is_label_key(key)
         if msgs:
             errs.append(invalid(f"{p}.key", key, "; ".join(msgs)))
         vpath = f"{p}.values"

@@ -22,6 +22,7 @@ __all__ = [
     "PODS",
     "Resource",
     "is_extended_resource_name",
+    "is_native_resource_name",
     "is_scalar_resource_name",
 ]
 
@@ -45,12 +46,13 @@ def _is_prefixed_native(name: str) -> bool:
     return "kubernetes.io/" in name
 
 
-def _is_native(name: str) -> bool:
+def is_native_resource_name(name: str) -> bool:
+    """Upstream ``IsNativeResource``: no domain, or a ``kubernetes.io/`` one."""
     return "/" not in name or _is_prefixed_native(name)
 
 
 def is_extended_resource_name(name: str) -> bool:
-    if _is_native(name) or name.startswith("requests."):
+    if is_native_resource_name(name) or name.startswith("requests."):
         return False
     return _is_qualified_name("requests." + name)
 

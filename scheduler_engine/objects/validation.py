@@ -16,117 +16,17 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..apinames import is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value
 from ..errors import FieldError
 from ..quantity import QuantityError, parse_quantity
+from .resources import is_extended_resource_name, is_native_resource_name
 
 __all__ = [
     "format_quantity",
-    "is_dns1123_label",
     "is_dns1123_subdomain",
-    "label_key_errors",
-    "label_value_errors",
     "validate_node",
     "validate_pod",
 ]
-
-_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_FMT = _LABEL_FMT + "(\\." + _LABEL_FMT + ")*"
-_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_VALUE_FMT = "(" + _KEY_FMT + ")?"
-_LABEL_RE = re.compile(f"^{_LABEL_FMT}$")
-_SUBDOMAIN_RE = re.compile(f"^{_SUBDOMAIN_FMT}$")
-_KEY_RE = re.compile(f"^{_KEY_FMT}$")
-_VALUE_RE = re.compile(f"^{_VALUE_FMT}$")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-    "'-' or '.', and must start and end with an alphanumeric character"
-)
-_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character"
-)
-_KEY_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-    "or '.', and must start and end with an alphanumeric character"
-)
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """Upstream ``IsDNS1123Subdomain``: its messages, empty when valid."""
-    errs = []
-    if len(value) > 253:
-        errs.append(_max_len(253))
-    if not _SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    """Upstream ``IsDNS1123Label``."""
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
-    if not _LABEL_RE.match(value):
-        if _SUBDOMAIN_RE.match(value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def label_key_errors(value: str) -> list[str]:
-    """Upstream ``IsLabelKey`` (``IsQualifiedName``)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a valid label key "
-            + _regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _max_len(63))
-    if not _KEY_RE.match(name):
-        errs.append("name part " + _regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """Upstream ``IsLabelValue``."""
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
-    if not _VALUE_RE.match(value):
-        errs.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
-
 
 # -- quantities --------------------------------------------------------------------------
 
@@ -176,16 +76,6 @@ def format_quantity(raw: Any) -> str:
     return f"{mantissa}{suffix if suffix is not None else f'e{exponent}'}"
 
 
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _is_extended(name: str) -> bool:
-    if _is_native(name) or name.startswith("requests."):
-        return False
-    return not label_key_errors("requests." + name)
-
-
 _INTEGER_RESOURCES = frozenset(
     {
         "pods",
@@ -202,11 +92,11 @@ _INTEGER_RESOURCES = frozenset(
 
 
 def _is_integer_resource(name: str) -> bool:
-    return name in _INTEGER_RESOURCES or _is_extended(name)
+    return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
 
 
 def _overcommit_allowed(name: str) -> bool:
-    return _is_native(name) and not name.startswith("hugepages-")
+    return is_native_resource_name(name) and not name.startswith("hugepages-")
 
 
 def _invalid(field: str, value: str, detail: str) -> FieldError:
@@ -284,10 +174,10 @@ def _metadata(meta: Any, *, namespaced: bool) -> FieldError | None:
     labels = meta.get("labels")
     if isinstance(labels, Mapping):
         for k, v in labels.items():
-            for msg in label_key_errors(str(k)):
+            for msg in is_label_key(str(k)):
                 return _invalid("metadata.labels", str(k), msg)
             if isinstance(v, str):
-                for msg in label_value_errors(v):
+                for msg in is_label_value(v):
                     return _invalid("metadata.labels", v, msg)
     return None
 

@@ -136,6 +136,10 @@ class Scheduler:
         att = self._scheduling_algorithm(fwk, state, pod)
         if att.status != AttemptStatus.SCHEDULED:
             return att
+        return self.assume_and_bind(fwk, state, pod, att)
+
+    def assume_and_bind(self, fwk: Framework, state: CycleState, pod: Pod, att: Attempt) -> Attempt:
+        """Assume the pod on ``att.node``, Reserve, Permit, then bind (or wait for Permit)."""
         host = att.node
         assert host is not None
         # assume: the pod occupies the node in the snapshot from now on

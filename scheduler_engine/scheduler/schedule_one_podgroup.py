@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..framework.cycle_state import CycleState
-from ..framework.handle import WaitingPod
 from ..framework.placement import Placement, PodGroupAssignments, PodGroupInfo
 from ..framework.status import Code, Status
 from .schedule_one import Attempt, AttemptStatus, Scheduler
@@ -345,31 +344,10 @@ class PodGroupScheduler:
 
     def _bind_member(self, fwk: Framework, mr: MemberResult) -> Attempt:
         """Assume, reserve and permit again outside the group cycle, then bind (or wait)."""
-        sched = self.sched
-        pod, host, state = mr.pod, mr.host, mr.state
-        assert host is not None
+        assert mr.host is not None
         att = mr.attempt
-        att.node = host
-        pod.node_name = host
-        self.ctx.snapshot.add_pod(pod, host)
-        self.ctx.delete_nominated(pod)
-        self.ctx.pod_groups.assume(pod)
-        s = fwk.run_reserve_plugins_reserve(state, pod, host)
-        if s is not None and s.code != Code.SUCCESS:
-            sched._unreserve_and_forget(fwk, state, pod, host)
-            return sched._cycle_failure(s, host, att)
-        s, waits = fwk.run_permit_plugins(state, pod, host)
-        if s is not None and s.code == Code.WAIT:
-            wp = WaitingPod(pod, waits, self.ctx.now())
-            self.ctx.waiting[pod.uid] = wp
-            att.status = AttemptStatus.WAITING
-            att.waiting = wp
-            att.state = state
-            return att
-        if s is not None and s.code != Code.SUCCESS:
-            sched._unreserve_and_forget(fwk, state, pod, host)
-            return sched._cycle_failure(s, host, att)
-        return sched.binding_cycle(fwk, state, pod, att)
+        att.node = mr.host
+        return self.sched.assume_and_bind(fwk, mr.state, mr.pod, att)
 
 
 def tried_for(

@@ -136,7 +136,14 @@ REFUSED_PODS = [
     ),
     (
         pod(labels={"k": "v" * 64}),
-        'metadata.labels: Invalid value: "' + "v" * 64 + '": must be no more than 63 characters',
+        # api/validate/content's MaxLenError says bytes; util/validation's (names) characters
+        'metadata.labels: Invalid value: "' + "v" * 64 + '": must be no more than 63 bytes',
+    ),
+    (
+        pod(labels={"k" * 64: "v"}),
+        'metadata.labels: Invalid value: "'
+        + "k" * 64
+        + '": name part must be no more than 63 bytes',
     ),
 ]
 

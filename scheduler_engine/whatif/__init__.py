@@ -1,0 +1,1 @@
+"""What would make a pod fit: nearest nodes, verified changes, defragmentation."""

@@ -1,0 +1,180 @@
+"""Moving running pods in a :class:`ClusterState`: who may move, and the cluster after moves.
+
+A pod may move only when a controller would recreate it after an eviction:
+its controller ``ownerReference`` names a ReplicaSet, ReplicationController,
+StatefulSet or Job.  Bare pods, DaemonSet pods (recreated on the same node
+only), static pods (owned by their Node) and pods owned by other kinds are
+never moved.  PodDisruptionBudgets are counted as upstream's preemption
+counts them (``filter_pods_with_pdb_violation``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cluster import ClusterState
+from ..config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from ..framework.registry import Registry, default_registry
+from ..objects import Node, Pod, parse_node, parse_pod
+from ..plugins.defaultpreemption import filter_pods_with_pdb_violation
+from ..results import SimulationResult
+
+__all__ = [
+    "RECREATING_OWNERS",
+    "Move",
+    "Scheduling",
+    "cordoned",
+    "gpus_of",
+    "is_movable",
+    "pdb_violations",
+    "recreated",
+    "with_moves",
+]
+
+# controller kinds that recreate an evicted pod elsewhere
+RECREATING_OWNERS = frozenset({"ReplicaSet", "ReplicationController", "StatefulSet", "Job"})
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Evict ``pod`` from ``source``; its controller's replacement is bound to ``target``."""
+
+    pod: str
+    source: str
+    target: str
+    gpus: int
+
+    def to_dict(self) -> dict[str, str]:
+        return {"pod": self.pod, "from": self.source, "to": self.target}
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduling:
+    """How plans are checked: ``run`` is :func:`scheduler_engine.simulate` with its options.
+
+    Passed in rather than imported: the simulation itself asks the what-if
+    modules for fixes.
+    """
+
+    config: SchedulerConfig
+    registry: Registry
+    seed: int
+    run: Callable[..., SimulationResult]
+
+    @classmethod
+    def with_defaults(
+        cls,
+        run: Callable[..., SimulationResult],
+        config: SchedulerConfig | None = None,
+        *,
+        registry: Registry | None = None,
+        seed: int = 0,
+        feature_gates: Mapping[str, bool] | None = None,
+    ) -> Scheduling:
+        """``run`` with ``config`` (default: upstream's profile, as ``simulate`` loads it)."""
+        registry = registry or default_registry()
+        if config is None:
+            caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
+            config = load_config(None, capabilities=caps, feature_gates=feature_gates)
+        return cls(config, registry, seed, run)
+
+    def schedule(self, cluster: ClusterState) -> SimulationResult:
+        return self.run(cluster, self.config, seed=self.seed, registry=self.registry)
+
+
+def controller_kind(pod: Pod) -> str:
+    """The kind of the pod's controller ``ownerReference`` ("" for none)."""
+    owners = (pod.raw.get("metadata") or {}).get("ownerReferences") or ()
+    for o in owners:
+        if isinstance(o, Mapping) and o.get("controller"):
+            return str(o.get("kind") or "")
+    return ""
+
+
+def is_movable(pod: Pod) -> bool:
+    """Running, not being deleted, and owned by a controller that recreates it."""
+    return (
+        bool(pod.node_name)
+        and not pod.terminating
+        and pod.phase not in ("Succeeded", "Failed")
+        and controller_kind(pod) in RECREATING_OWNERS
+    )
+
+
+def gpus_of(pod: Pod) -> int:
+    """GPUs the pod requests, over every ``*/gpu`` extended resource."""
+    return sum(v for k, v in pod.requests.scalar.items() if k.endswith("gpu"))
+
+
+def pdb_violations(cluster: ClusterState, pods: Sequence[Pod]) -> list[Pod]:
+    """The pods among ``pods`` whose eviction (all of them together) breaks a PDB."""
+    violating, _ = filter_pods_with_pdb_violation(list(pods), cluster.pdbs)
+    return violating
+
+
+def _with_raw(pod: Pod, raw: dict[str, Any], cluster: ClusterState) -> Pod:
+    return parse_pod(raw, cluster.priority_classes, source=cluster.source)
+
+
+def recreated(pod: Pod, cluster: ClusterState) -> Pod:
+    """The pod as its controller recreates it: pending, on no node, not nominated."""
+    spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k != "nodeName"}
+    status = {"phase": "Pending"}
+    return _with_raw(pod, {**pod.raw, "spec": spec, "status": status}, cluster)
+
+
+def bound(pod: Pod, node: str, cluster: ClusterState) -> Pod:
+    """The pod running on ``node``."""
+    spec = {**(pod.raw.get("spec") or {}), "nodeName": node}
+    status = {**(pod.raw.get("status") or {}), "phase": "Running"}
+    status.pop("nominatedNodeName", None)
+    return _with_raw(pod, {**pod.raw, "spec": spec, "status": status}, cluster)
+
+
+def cordoned(node: Node) -> Node:
+    """The node marked unschedulable (``kubectl cordon``)."""
+    spec = {**(node.raw.get("spec") or {}), "unschedulable": True}
+    return parse_node({**node.raw, "spec": spec})
+
+
+def replaced(
+    cluster: ClusterState,
+    pods: Iterable[Pod] | None = None,
+    nodes: Iterable[Node] | None = None,
+) -> ClusterState:
+    """A shallow copy of ``cluster`` with other pods and/or nodes."""
+    return ClusterState(
+        nodes=list(cluster.nodes if nodes is None else nodes),
+        pods=list(cluster.pods if pods is None else pods),
+        priority_classes=dict(cluster.priority_classes),
+        pdbs=list(cluster.pdbs),
+        namespaces=dict(cluster.namespaces),
+        objects={k: list(v) for k, v in cluster.objects.items()},
+        node_topologies=dict(cluster.node_topologies),
+        source=cluster.source,
+    )
+
+
+def with_moves(cluster: ClusterState, moves: Sequence[Move]) -> ClusterState:
+    """The cluster after ``moves``: each moved pod running on its target node.
+
+    Raises ``KeyError`` naming a pod that is not running on the move's source.
+    """
+    by_key = {m.pod: m for m in moves}
+    pods: list[Pod] = []
+    seen: set[str] = set()
+    for p in cluster.pods:
+        m = by_key.get(p.key)
+        if m is None:
+            pods.append(p)
+            continue
+        if p.node_name != m.source:
+            raise KeyError(f"{m.pod} is not running on {m.source}")
+        pods.append(bound(p, m.target, cluster))
+        seen.add(p.key)
+    missing = [k for k in by_key if k not in seen]
+    if missing:
+        raise KeyError(f"{missing[0]} is not a pod of the cluster")
+    return replaced(cluster, pods=pods)
