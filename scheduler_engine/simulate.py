@@ -10,6 +10,7 @@ of the engine CLI's contract (``results`` in queue order, then ``summary``).
 from __future__ import annotations
 
 import copy
+import math
 import random
 import time
 from collections import Counter
@@ -20,7 +21,7 @@ from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
-from .framework.handle import FrameworkHandle, SimulationContext
+from .framework.handle import FrameworkHandle, SimulationContext, WaitingPod
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
 from .framework.pod_group_state import PodGroupStates
@@ -264,6 +265,9 @@ class _Run:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
                 cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
+        # what _settle_waiting last saw: WaitingPod.settled, and the earliest deadline left
+        self._settled_seen = -1
+        self._next_deadline = math.inf
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles
         self.gates = {**FEATURE_GATES, **config.feature_gates}
@@ -442,7 +446,7 @@ class _Run:
         if len(self.ctx.evictions) > n_evictions:
             self._record_preempted(pod, n_evictions)
         if att.status == AttemptStatus.WAITING:
-            self.waiting.append((st, att))
+            self._add_waiting(st, att)
         elif att.status != AttemptStatus.SCHEDULED:
             if att.nominated_node is not None:
                 self.ctx.nominate(pod, att.nominated_node)
@@ -504,7 +508,7 @@ class _Run:
         for m, att in zip(members, atts, strict=True):
             self._finished(m, att)
             if att.status == AttemptStatus.WAITING:
-                self.waiting.append((m, att))
+                self._add_waiting(m, att)
             elif att.status != AttemptStatus.SCHEDULED:
                 if att.nominated_node is not None:
                     self.ctx.nominate(m.qpi.pod, att.nominated_node)
@@ -562,8 +566,18 @@ class _Run:
                 vst.events.append(event)
             self.stream.append({"pod": e.victim.key, **event})
 
+    def _add_waiting(self, st: _PodState, att: Attempt) -> None:
+        self.waiting.append((st, att))
+        d = att.waiting.next_deadline() if att.waiting is not None else None
+        if d is not None and d < self._next_deadline:
+            self._next_deadline = d
+        if att.waiting is not None and att.waiting.status is not None:
+            self._settled_seen = -1  # already decided: look at it
+
     def _settle_waiting(self) -> None:
         """Pods waiting on Permit that were allowed, rejected or timed out finish binding."""
+        if WaitingPod.settled == self._settled_seen and self.ctx.now() < self._next_deadline:
+            return  # nobody was allowed or rejected and no deadline passed: nothing to do
         still: list[tuple[_PodState, Attempt]] = []
         for st, att in self.waiting:
             wp = att.waiting
@@ -576,6 +590,9 @@ class _Run:
             self._finished(st, self.sched.finish_waiting(st.fwk, att))
             st.last_event = len(self.cluster_events)
         self.waiting[:] = still
+        self._settled_seen = WaitingPod.settled
+        deadlines = [a.waiting.next_deadline() for _, a in still if a.waiting is not None]
+        self._next_deadline = min((d for d in deadlines if d is not None), default=math.inf)
 
     # -- step 3: the end of the run ---------------------------------------------------------
     def time_out_waiting_pods(self) -> None:
