@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
@@ -29,7 +30,7 @@ from .framework.recorder import Recorder
 from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
-from .framework.status import Code
+from .framework.status import Code, Status
 from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
@@ -285,7 +286,11 @@ class _Run:
                 p for p in work.pods if p.node_name or p.scheduler_name in self.frameworks
             )
             self.group_sched = PodGroupScheduler(
-                self.sched, placements=self.gates["TopologyAwareWorkloadScheduling"]
+                self.sched,
+                placements=self.gates["TopologyAwareWorkloadScheduling"],
+                preempt_group=self._preempt_group
+                if self.gates["WorkloadAwarePreemption"]
+                else None,
             )
 
     # -- step 1: which pending pods enter the queue ------------------------------------
@@ -520,13 +525,49 @@ class _Run:
                 continue
             pst.victims.append(e.victim.key)
             if not e.victim.terminating:
-                event = ev.preempted(pst.qpi.pod, e.node)
+                if e.reason == wap.EVICTED_BY_POD_GROUP:
+                    pg = self.ctx.native_pod_groups.get(key)
+                    event = ev.preempted_by_pod_group(pg.raw if pg is not None else {})
+                else:
+                    event = ev.preempted(pst.qpi.pod, e.node)
                 vst = self.states.get(e.victim.key)
                 if vst is not None:
                     vst.events.append(event)
                 self.stream.append({"pod": e.victim.key, **event})
         if self.waiting:
             self._settle_waiting()
+
+    def _preempt_group(
+        self,
+        fwk: Framework,
+        group: PodGroupInfo,
+        pods: list[Pod],
+        try_group: Callable[[], Status | None],
+    ) -> Status | None:
+        """WorkloadAwarePreemption for an unschedulable group (upstream ``runWorkloadAwarePreemption``)."""
+        if "DefaultPreemption" not in fwk.plugins:
+            return Status(Code.UNSCHEDULABLE, wap.MSG_NO_PLUGIN)
+        pg = self.ctx.native_pod_groups.get(f"{group.namespace}/{group.name}")
+        if pg is None:
+            return Status(
+                Code.ERROR,
+                f'failed to get pod group object: podgroup.scheduling.k8s.io "{group.name}" not found',
+            )
+        res = wap.preempt_for_pod_group(
+            pg,
+            pods,
+            self.ctx.snapshot,
+            self.ctx.native_pod_groups,
+            self.ctx.cluster.pdbs,
+            self.ctx.now(),
+            try_group,
+        )
+        if res.status is not None:
+            return res.status
+        for victim in res.victims:
+            if not victim.terminating:
+                self.ctx.evict(victim, pods[0], reason=wap.EVICTED_BY_POD_GROUP)
+        return None
 
     def _worth_another_round(self, st: _PodState) -> bool:
         att = st.attempt

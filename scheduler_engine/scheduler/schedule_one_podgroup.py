@@ -27,6 +27,7 @@ that is in the queue, and the group is tried in one cycle over one snapshot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,12 @@ __all__ = [
     "GroupOutcome",
     "MemberResult",
     "PodGroupScheduler",
+]
+
+# WorkloadAwarePreemption, given the group's pods and a way to try the group again:
+# None when victims were evicted (the group waits for them), else why not
+GroupPreempt = Callable[
+    ["Framework", PodGroupInfo, "list[Pod]", Callable[[], "Status | None"]], "Status | None"
 ]
 
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -98,11 +105,19 @@ def _group_rejected(*reasons: str) -> Status:
 class PodGroupScheduler:
     """Runs pod-group cycles with a :class:`Scheduler`'s algorithm and context."""
 
-    def __init__(self, sched: Scheduler, *, placements: bool = False) -> None:
+    def __init__(
+        self,
+        sched: Scheduler,
+        *,
+        placements: bool = False,
+        preempt_group: GroupPreempt | None = None,
+    ) -> None:
         self.sched = sched
         self.ctx = sched.ctx
         # TopologyAwareWorkloadScheduling: the placement algorithm
         self.placements = placements
+        # WorkloadAwarePreemption: run when the group is unschedulable
+        self.preempt_group = preempt_group
 
     # -- the cycle ------------------------------------------------------------------------
     def schedule_pod_group(
@@ -118,11 +133,38 @@ class PodGroupScheduler:
             )
             out = GroupOutcome([], Status(Code.ERROR, msg))
             return [Attempt(AttemptStatus.ERROR, message=msg, nominated_node="") for _ in pods], out
-        if self.placements:
-            outcome = self._placement_algorithm(fwk, group, pods)
-        else:
-            outcome = self._default_algorithm(fwk, group, pods)
+        outcome = self._algorithm(fwk, group, pods)
+        if (
+            self.preempt_group is not None
+            and outcome.status is not None
+            and outcome.status.code == Code.UNSCHEDULABLE
+        ):
+            s = self.preempt_group(
+                fwk, group, pods, lambda: self._try_without_post_filters(fwk, group, pods)
+            )
+            if s is None:
+                outcome.waiting_on_preemption = True
+            elif s.code == Code.ERROR:
+                outcome.status = s
+            else:
+                gs = outcome.status
+                outcome.status = Status(gs.code, *gs.reasons, s.message(), plugin=gs.plugin)
         return self._submit(fwk, pods, outcome), outcome
+
+    def _algorithm(self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]) -> GroupOutcome:
+        if self.placements:
+            return self._placement_algorithm(fwk, group, pods)
+        return self._default_algorithm(fwk, group, pods)
+
+    def _try_without_post_filters(
+        self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]
+    ) -> Status | None:
+        """The group's cycle on the snapshot as it is, no PostFilter: its status (None: fits)."""
+        self.sched.skip_post_filters = True
+        try:
+            return self._algorithm(fwk, group, pods).status
+        finally:
+            self.sched.skip_post_filters = False
 
     def _default_algorithm(
         self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]
