@@ -5,7 +5,7 @@ cost is the least any plan could have (the fewest pods that could make room
 on a node, by their requests), and only :func:`~.fixes.gather` reaching it
 in cost order runs the search, which fills in the plan it verified.  It is
 tried only for pods that request GPUs and that some node rejects for
-resources alone.
+resources alone, a node that could hold the pod if it were empty.
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ def move_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """One candidate plan of moves, searched and verified only when its turn comes."""
     sched = ctx.scheduling
     pod = ctx.pod
-    if sched is None or not gpus_of(pod) or not ctx.only(RESOURCES_ONLY):
+    # moves only help on a node that, emptied, holds the pod
+    if sched is None or not gpus_of(pod):
+        return
+    if not any(not g.lacking for g in ctx.only(RESOURCES_ONLY, limit=len(ctx.gaps))):
         return
     low = _fewest_moves(ctx)
     if low is None:
