@@ -407,8 +407,9 @@ class DryRunCreateSerializer(serializers.Serializer):
         help_text=(
             "Follow preemption's cascade down to this many levels of evictions (0: off; at "
             "most SCHEDLAB_CASCADE_MAX_DEPTH, 10 by default): victims a ReplicaSet (a "
-            "Deployment's too), StatefulSet, Job or DaemonSet owns come back as new pending "
-            "pods and are scheduled in turn. Reported in summary.cascade and at "
+            "Deployment's too), ReplicationController, StatefulSet, Job or DaemonSet owns "
+            "come back as new pending pods and are scheduled in turn. Reported in "
+            "summary.cascade and at "
             "dry-runs/{id}/cascade/."
         ),
     )
@@ -431,6 +432,18 @@ class DryRunCreateSerializer(serializers.Serializer):
         ),
     )
 
+    moves = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text=(
+            'Running pods to move before scheduling, in order: [{"pod": "ns/name", "from": '
+            'node, "to": node}] (a "move" fix\'s moves). Each pod is evicted from "from" and '
+            'bound to "to"; then the pending pods are scheduled. The run\'s summary.moves '
+            'repeats them. A pod that is not running on "from", or a node that does not '
+            "exist, is a 400 naming moves[i].pod, .from or .to."
+        ),
+    )
+
 
 class DryRunSerializer(serializers.ModelSerializer):
     class Meta:
@@ -450,6 +463,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "hardware_view",
             "scheduler_lag",
             "cascade_depth",
+            "moves",
             "status",
             "cancel_requested",
             "progress",
@@ -507,6 +521,7 @@ class CascadeEvictionSerializer(serializers.Serializer):
         choices=[
             "ReplicaSet",
             "Deployment",
+            "ReplicationController",
             "StatefulSet",
             "Job",
             "DaemonSet",
