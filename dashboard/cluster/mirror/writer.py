@@ -14,8 +14,10 @@ import time
 from datetime import UTC, datetime
 
 from django.db import DatabaseError, close_old_connections, connections
+from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec, MalformedObject, Row, object_key, object_row
+from ..models import Cluster
 from ..services.cluster_state import Changes, apply_changes, known_versions
 from ..services.clusters import record_health
 from . import messages
@@ -44,6 +46,7 @@ class Writer(threading.Thread):
         self.lag: float | None = None
         self._saved: tuple | None = None
         self._next_health = 0.0
+        self._next_beat = 0.0  # monotonic time the next heartbeat is due
         self.batches = 0  # for tests and the benchmark
         # Batches handed to the database thread: one waiting while one is stored.
         self._pending: queue.Queue[tuple[Changes, float | None]] = queue.Queue(maxsize=1)
@@ -199,7 +202,8 @@ class Writer(threading.Thread):
 
     def save_health(self, force: bool = False, **extra: object) -> None:
         now = time.monotonic()
-        if not force and now < self._next_health:
+        beat = now >= self._next_beat  # the heartbeat is due, whatever changed
+        if not force and not beat and now < self._next_health:
             return
         self._next_health = now + HEALTH_INTERVAL
         fields = self.shared.health.summary()
@@ -211,11 +215,19 @@ class Writer(threading.Thread):
             fields["last_error_at"] = _wall(self.shared.health.last_error_wall)
         fields.update(extra)
         snapshot = tuple(sorted((k, repr(v)) for k, v in fields.items()))
-        if snapshot == self._saved and not force:
+        unchanged = snapshot == self._saved and not force
+        if unchanged and not beat:
             return
         try:
-            record_health(self.shared.cluster_id, **fields)
-            self._saved = snapshot
+            if unchanged:
+                # nothing for the pages to hear of: the stamp alone, no broadcast
+                Cluster.objects.filter(pk=self.shared.cluster_id).update(
+                    heartbeat_at=timezone.now()
+                )
+            else:
+                record_health(self.shared.cluster_id, heartbeat_at=timezone.now(), **fields)
+                self._saved = snapshot
+            self._next_beat = now + self.shared.options.heartbeat_seconds
         except DatabaseError as exc:
             log.error("%s: cannot record mirror health: %s", self.shared.cluster_name, exc)
             close_old_connections()
