@@ -295,6 +295,11 @@ def render_table(doc: dict[str, Any]) -> str:
     ]
     for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
         lines.append(f"hardware view: {p['message']}")
+    for f in (doc.get("collisions") or {}).get("refused", ()):
+        lines.append(
+            f"kubelet on {f['node']} refuses {f['pod']} ({f['profile']}): {f['reason']}: "
+            f"{f['message']}"
+        )
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")

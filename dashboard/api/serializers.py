@@ -431,6 +431,18 @@ class DryRunCreateSerializer(serializers.Serializer):
         ),
     )
 
+    moves = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text=(
+            'Running pods to move before scheduling, in order: [{"pod": "ns/name", "from": '
+            'node, "to": node}] (a "move" fix\'s moves). Each pod is evicted from "from" and '
+            'bound to "to"; then the pending pods are scheduled. The run\'s summary.moves '
+            'repeats them. A pod that is not running on "from", or a node that does not '
+            "exist, is a 400 naming moves[i].pod, .from or .to."
+        ),
+    )
+
 
 class DryRunSerializer(serializers.ModelSerializer):
     class Meta:
@@ -450,6 +462,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "hardware_view",
             "scheduler_lag",
             "cascade_depth",
+            "moves",
             "status",
             "cancel_requested",
             "progress",

@@ -90,6 +90,8 @@ class DryRun(models.Model):
     scheduler_lag = models.PositiveIntegerField(null=True, blank=True)
     # follow preemption's cascade down to this many levels of evictions (0: not at all)
     cascade_depth = models.PositiveSmallIntegerField(default=0)
+    # running pods moved before scheduling: [{"pod": "ns/name", "from": node, "to": node}]
+    moves = models.JSONField(default=list, blank=True)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

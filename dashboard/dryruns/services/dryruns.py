@@ -29,6 +29,7 @@ from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
 from .errors import BadInput, NotCancellable
 from .metrics import verdicts
+from .moves import check_moves
 from .profiles import default_engine_config, parse_config
 from .results import ensure_indexes, read_index
 from .workload import expand_workload
@@ -167,12 +168,15 @@ def create_dry_run(
     hardware_view: bool = False,
     scheduler_lag: int | None = None,
     cascade_depth: int = 0,
+    moves: Any = None,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
     """Freeze the cluster state and the workload, validate everything, queue the run.
 
     ``cascade_depth`` (1 to ``SCHEDLAB_CASCADE_MAX_DEPTH``; 0: off) follows
     preemption's cascade (``summary.cascade``, docs/cascades.md).
+    ``moves`` (``[{"pod": "ns/name", "from": node, "to": node}]``) are applied
+    by the worker before scheduling: a defragmentation plan tried out.
     """
     limit = min(conf.cascade_max_depth(), MAX_CASCADE_DEPTH)
     if (
@@ -209,6 +213,7 @@ def create_dry_run(
         resource_versions = dict(cluster.resource_versions or {})
     else:
         raise BadInput.one("source", 'must be "mirror" or "snapshot"')
+    checked_moves = check_moves(moves, objects + pods)
     data = codec.pack(objects + pods)
     with transaction.atomic():
         run = DryRun.objects.create(
@@ -227,6 +232,7 @@ def create_dry_run(
             hardware_view=hardware_view,
             scheduler_lag=scheduler_lag,
             cascade_depth=cascade_depth,
+            moves=checked_moves,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

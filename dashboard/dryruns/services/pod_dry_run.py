@@ -20,13 +20,17 @@ def start_pod_dry_run(
     version: ProfileVersion | None,
     *,
     hardware_view: bool = False,
+    cascade_depth: int = 0,
     user: Any = None,
     fix: dict[str, Any] | None = None,
+    moves: Any = None,
 ) -> DryRun:
     """Queue the run; other pending pods are left out so the result is about this pod alone.
 
     ``fix``, one of the engine's verified changes for the pod (``fixes``), is made
-    first: the pod patched, the pods it frees left out, or the node it adds added.
+    first: the pod patched, the pods it frees left out, or the node it adds added;
+    a ``move`` fix's moves (or ``moves`` given alone) are applied before the pod
+    is scheduled.
     """
     if not Pod.objects.filter(cluster=cluster, namespace=namespace, name=name).exists():
         raise LookupError(f"pod {namespace}/{name} is not in cluster {cluster.name}")
@@ -49,6 +53,8 @@ def start_pod_dry_run(
         items.append(obj)
     if kind == "node" and fix is not None and fix.get("patch"):
         items.append(fix["patch"])
+    if kind == "move" and fix is not None:
+        moves = fix.get("moves")
     return create_dry_run(
         cluster,
         profile_version=version,
@@ -56,5 +62,7 @@ def start_pod_dry_run(
         snapshot=items,
         explain=True,
         hardware_view=hardware_view,
+        cascade_depth=cascade_depth,
+        moves=moves,
         user=user,
     )

@@ -30,6 +30,7 @@ from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
 from .metrics import fleet_metrics
+from .moves import apply_moves
 from .profiles import default_engine_config, parse_config
 from .results import index_fields, store_indexes
 
@@ -189,7 +190,7 @@ def _run(run: DryRun) -> None:
     try:
         t0 = time.perf_counter()
         objects = codec.unpack(run.snapshot)
-        state = build_cluster(objects, source="snapshot")
+        state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
@@ -223,6 +224,8 @@ def _run(run: DryRun) -> None:
         else:
             doc = simulate(state, config, **options).to_dict()
             summary = doc["summary"]
+        if run.moves:
+            summary["moves"] = list(run.moves)
         t2 = time.perf_counter()
         results = [compact_result(r) for r in doc["results"]]
         if run.explain and not explain:

@@ -7,6 +7,7 @@ live.js re-fetches to catch up after a websocket reconnect or a large change.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -28,6 +29,7 @@ from dashboard.explain.events import event_rows
 from dashboard.explain.orphans import unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
+from dashboard.pages.views.forms import DEPTH_MESSAGE, cascade_depth_param
 from dashboard.pages.views.gangs import gang_rows
 from dashboard.roles import OPERATOR, has_role
 
@@ -257,6 +259,10 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    depth = cascade_depth_param(request)
+    if depth is None:
+        messages.error(request, f"Could not start the dry-run: cascade_depth: {DEPTH_MESSAGE}")
+        return redirect(back)
     fix = None
     raw_fix = request.POST.get("fix", "").strip()
     if raw_fix:
@@ -268,6 +274,14 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 "for this pod now (the cluster may have changed; see the list again)",
             )
             return redirect(back)
+    moves = None
+    raw_moves = request.POST.get("moves", "").strip()
+    if raw_moves:
+        try:
+            moves = json.loads(raw_moves)
+        except ValueError:
+            messages.error(request, "Could not start the dry-run: moves: not JSON")
+            return redirect(back)
     try:
         run = start_pod_dry_run(
             cluster,
@@ -275,6 +289,8 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             pod,
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
+            cascade_depth=depth,
+            moves=moves,
             user=request.user,
             fix=fix,
         )
