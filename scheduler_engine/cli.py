@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
         type=_depth,
         default=0,
         metavar="DEPTH",
-        help="follow preemption's cascade: victims a ReplicaSet, StatefulSet, Job or DaemonSet "
-        "owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
+        help="follow preemption's cascade: victims a ReplicaSet, ReplicationController, "
+        "StatefulSet, Job or DaemonSet owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
         "evictions (summary.cascade)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")

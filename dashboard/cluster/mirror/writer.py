@@ -49,7 +49,9 @@ class Writer(threading.Thread):
         self._next_beat = 0.0  # monotonic time the next heartbeat is due
         self.batches = 0  # for tests and the benchmark
         # Batches handed to the database thread: one waiting while one is stored.
-        self._pending: queue.Queue[tuple[Changes, float | None]] = queue.Queue(maxsize=1)
+        self._pending: queue.Queue[tuple[Changes, float | None, list[tuple[str, int]]]] = (
+            queue.Queue(maxsize=1)
+        )
         self._db: threading.Thread | None = None
 
     # -- batching ---------------------------------------------------------
@@ -85,9 +87,11 @@ class Writer(threading.Thread):
             self._skip(spec, exc)
             return None
 
-    def _changes(self, batch: list[object]) -> tuple[Changes, float | None]:
+    def _changes(self, batch: list[object]) -> tuple[Changes, float | None, list[tuple[str, int]]]:
+        """The batch's row changes, its oldest watch event, and the lists it completes."""
         changes = Changes()
         oldest: float | None = None
+        listed: list[tuple[str, int]] = []
         for m in batch:
             spec = m.spec  # type: ignore[attr-defined]
             known = self.known[spec]
@@ -116,6 +120,7 @@ class Writer(threading.Thread):
                 for key in known.keys() - seen:
                     changes.delete(spec, key)
                 self.seen[spec] = None
+                listed.append((spec.key, m.generation))
             elif isinstance(m, messages.WatchEvent):
                 oldest = m.received if oldest is None else min(oldest, m.received)
                 if m.type == "DELETED":
@@ -135,7 +140,7 @@ class Writer(threading.Thread):
                         spec.key,
                         m.type,
                     )
-        return changes, oldest
+        return changes, oldest, listed
 
     def _write(self, changes: Changes) -> bool:
         """Store ``changes``, retrying with backoff; False if stopped first."""
@@ -168,13 +173,15 @@ class Writer(threading.Thread):
             for key in keys:
                 known.pop(key, None)
 
-    def _hand_over(self, changes: Changes, oldest: float | None) -> bool:
+    def _hand_over(
+        self, changes: Changes, oldest: float | None, listed: list[tuple[str, int]]
+    ) -> bool:
         self._remember(changes)
         while not self.shared.stop.is_set():
             if self._db is None or not self._db.is_alive():
                 return False
             try:
-                self._pending.put((changes, oldest), timeout=0.2)
+                self._pending.put((changes, oldest, listed), timeout=0.2)
                 return True
             except queue.Full:
                 continue
@@ -185,11 +192,13 @@ class Writer(threading.Thread):
         try:
             while not self.shared.stop.is_set():
                 try:
-                    changes, oldest = self._pending.get(timeout=0.2)
+                    changes, oldest, listed = self._pending.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                if not self._write(changes):
+                if len(changes) and not self._write(changes):
                     break
+                for kind, generation in listed:
+                    self.shared.health.list_stored(kind, generation)
                 if oldest is not None:
                     self.lag = time.monotonic() - oldest
         except Exception:
@@ -253,9 +262,9 @@ class Writer(threading.Thread):
                     self.save_health()
                     continue
                 batch = self._collect(first)
-                changes, oldest = self._changes(batch)
-                if len(changes):
-                    if not self._hand_over(changes, oldest):
+                changes, oldest, listed = self._changes(batch)
+                if len(changes) or listed:
+                    if not self._hand_over(changes, oldest, listed):
                         break
                 elif oldest is not None:
                     self.lag = time.monotonic() - oldest
