@@ -26,7 +26,7 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import live
 from dashboard.explain.events import event_rows
-from dashboard.explain.orphans import unschedulable, update_settings
+from dashboard.explain.orphans import orphans_of_pod, unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
 from dashboard.pages.views.forms import DEPTH_MESSAGE, cascade_depth_param
@@ -236,6 +236,7 @@ def pod_explanation_fragment(
             "chart": explanation.chart,
             "events": events,
             "pending_reasons": reasons,
+            "orphans": orphans_of_pod(cluster, row) if not row.node_name else [],
             "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
