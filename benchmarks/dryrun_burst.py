@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.common import start_worker  # noqa: E402
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -47,28 +49,7 @@ def main() -> int:
     from tests.support.synthetic import fleet
 
     queue = f"bench-burst-{os.getpid()}"
-    workers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "schedlab",
-                "worker",
-                "--pool=solo",
-                "--loglevel=WARNING",
-                "--without-gossip",
-                "--without-mingle",
-                "-Q",
-                queue,
-                "-n",
-                f"burst{i}-{os.getpid()}@%h",
-            ],
-            cwd=ROOT,
-        )
-        for i in range(args.workers)
-    ]
+    workers = [start_worker(queue, f"burst{i}-{os.getpid()}") for i in range(args.workers)]
     try:
         cluster = Cluster.objects.get(name=args.cluster)
         snapshot = codec.pack(fleet(args.nodes, pending=args.pending))
