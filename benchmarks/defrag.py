@@ -28,7 +28,7 @@ if ROOT not in sys.path:
 
 from scheduler_engine import build_cluster, default_registry, simulate  # noqa: E402
 from scheduler_engine.whatif.defrag import plan_defragmentation  # noqa: E402
-from scheduler_engine.whatif.moves import replaced, with_moves  # noqa: E402
+from scheduler_engine.whatif.moves import Scheduling, replaced, with_moves  # noqa: E402
 
 GPU = "nvidia.com/gpu"
 
@@ -110,7 +110,11 @@ def main() -> None:
     cluster = build_cluster(objs)
     registry = default_registry()  # loads the plugins (CEL's grammar among them) once
     t0 = time.perf_counter()
-    plan = plan_defragmentation(cluster, "default/train", registry=registry, seed=args.seed)
+    plan = plan_defragmentation(
+        cluster,
+        "default/train",
+        Scheduling.with_defaults(simulate, registry=registry, seed=args.seed),
+    )
     secs = time.perf_counter() - t0
     out: dict[str, Any] = {
         "nodes": args.nodes,

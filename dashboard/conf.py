@@ -39,6 +39,11 @@ def max_workload_pods() -> int:
     return int(_get("SCHEDLAB_MAX_WORKLOAD_PODS", 100_000))
 
 
+def cascade_max_depth() -> int:
+    """Deepest preemption cascade a dry-run may follow (``cascade_depth``; the engine's cap is 20)."""
+    return int(_get("SCHEDLAB_CASCADE_MAX_DEPTH", 10))
+
+
 def max_reported_errors() -> int:
     """How many problems a validation answer lists; the rest are counted."""
     return int(_get("SCHEDLAB_MAX_REPORTED_ERRORS", 50))

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .controllers import emulate_controllers
 from .errors import InputError
 from .framework.handle import FrameworkHandle, SimulationContext
 from .framework.interfaces import QueuedPodInfo
@@ -228,8 +229,9 @@ class _Run:
                 snap.remove_pod(d.pod, d.node)
         self.deliveries = keep
 
-    def run(self) -> None:
+    def run(self, progress: Callable[[int, int], Any] | None = None) -> None:
         cycle = 0
+        total = sum(len(s.queue) for s in self.schedulers)
         while any(s.queue for s in self.schedulers):
             for i, s in enumerate(self.schedulers):
                 if not s.queue:
@@ -237,6 +239,8 @@ class _Run:
                 self._deliver(i, cycle)
                 self._cycle(i, s, cycle)
                 cycle += 1
+                if progress is not None:
+                    progress(cycle, total)
         self.cycles = cycle
 
     def _cycle(self, i: int, s: _Scheduler, cycle: int) -> None:
@@ -344,6 +348,8 @@ def simulate_colliding(
     registry: Registry | None = None,
     feature_gates: Mapping[str, bool] | None = None,
     batch: bool = True,
+    controllers: bool = False,
+    progress: Callable[[int, int], Any] | None = None,
 ) -> dict[str, Any]:
     """Every profile as a scheduler of its own whose cache lags ``lag_cycles``; see the module doc.
 
@@ -353,7 +359,8 @@ def simulate_colliding(
     profile, the kubelet's reason and message, and ``unseen``: the pods on
     the node its scheduler did not know of), ``refusedByReason`` and
     ``doubleBookedNodes``. Fewer than two profiles, or a negative lag, is an
-    :class:`InputError`.
+    :class:`InputError`. ``controllers`` and ``progress`` are as for
+    :func:`~scheduler_engine.simulate.simulate` (the summary's ``controllers``).
     """
     if isinstance(lag_cycles, bool) or not isinstance(lag_cycles, int) or lag_cycles < 0:
         raise InputError(
@@ -372,6 +379,12 @@ def simulate_colliding(
             obj="KubeSchedulerConfiguration",
             field="profiles",
         )
+    emulated = None
+    if controllers:
+        cluster, emulated = emulate_controllers(cluster)
     run = _Run(cluster, config, registry, lag_cycles, seed, batch)
-    run.run()
-    return run.document()
+    run.run(progress)
+    doc = run.document()
+    if emulated is not None:
+        doc["summary"]["controllers"] = emulated.to_dict()
+    return doc

@@ -49,6 +49,7 @@ from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
+from .whatif.moves import Scheduling
 from .whatif.report import what_if
 
 __all__ = [
@@ -620,7 +621,8 @@ class _Run:
             st = self.states.get(r.pod)
             if st is None or r.status != STATUS_UNSCHEDULABLE:
                 continue
-            found = what_if(st.fwk, st.qpi.pod, self.ctx.cluster, registry)
+            sched = Scheduling(self.config, registry, self.seed, simulate)
+            found = what_if(st.fwk, st.qpi.pod, self.ctx.cluster, registry, sched)
             r.nearest, r.fixes = found["nearest"], found["fixes"]
 
     def _gang_views(self) -> list[dict[str, Any]]:

@@ -312,6 +312,7 @@ class WarmCluster:
         seed: int = 0,
         explain: bool = False,
         registry: Registry | None = None,
+        whatif: bool = False,
     ) -> dict[str, Any]:
         """Schedule pending pods on the running state, in queue order, one after another.
 
@@ -325,7 +326,13 @@ class WarmCluster:
             snap = self._snapshot()
             try:
                 return simulate(
-                    state, config, seed=seed, explain=explain, snapshot=snap, registry=registry
+                    state,
+                    config,
+                    seed=seed,
+                    explain=explain,
+                    snapshot=snap,
+                    registry=registry,
+                    whatif=whatif,
                 ).to_dict()
             finally:
                 self._undo(snap)
@@ -340,11 +347,13 @@ class WarmCluster:
     ) -> dict[str, Any]:
         """Schedule one pending pod on the running state, with explanations.
 
-        Returns the pod's result as in the CLI contract (``--explain``) with the
-        run's ``summary``.  Raises :class:`InputError` for a pod that does not
+        Returns the pod's result as in the CLI contract (``--explain``, so with
+        ``nearest`` and ``fixes`` when it does not fit) with the run's ``summary``.  Raises :class:`InputError` for a pod that does not
         parse or is already bound.
         """
-        result = self.schedule([pod_obj], config, seed=seed, explain=True, registry=registry)
+        result = self.schedule(
+            [pod_obj], config, seed=seed, explain=True, registry=registry, whatif=True
+        )
         pod = result["results"][0] if result["results"] else {"pod": _pod_key(pod_obj)}
         pod["summary"] = result["summary"]
         return pod

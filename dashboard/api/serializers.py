@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
+from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 MAX_SEED = 2**62
@@ -97,6 +98,72 @@ class EventSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class FailureSerializer(serializers.Serializer):
+    plugin = serializers.CharField()
+    reason = serializers.CharField(help_text="the plugin's own wording")
+
+
+class NearestNodeSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    failures = FailureSerializer(many=True, help_text="every filter plugin that rejects the node")
+    shortfall = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="resource → quantity missing on the node (e.g. cpu: 500m, pods: 1)",
+    )
+    distance = serializers.FloatField(
+        help_text="kinds of change (integer part), then the mean share of the node missing"
+    )
+    lacking = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="resources the pod asks more of than the node has even when empty",
+    )
+    taints = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="untolerated taints: key, value, effect and the exact toleration to add",
+    )
+    terms = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="violated terms: kind (podAffinity, podAntiAffinity, existingPodAntiAffinity, "
+        "topologySpread), term index, topologyKey, domain, pods or skew",
+    )
+
+
+class FixSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[
+            "requests",
+            "toleration",
+            "affinity",
+            "spread",
+            "preemption",
+            "priority",
+            "move",
+            "node",
+        ]
+    )
+    summary = serializers.CharField()
+    patch = serializers.DictField(
+        allow_null=True,
+        help_text="strategic-merge patch of the pod; for kind node, the Node to add",
+    )
+    verified = serializers.BooleanField(help_text="always true: unverified changes are not shown")
+    cost = serializers.FloatField(help_text="lower is a smaller change (docs/explanations.md)")
+    node = serializers.CharField(allow_null=True, help_text="where the changed pod fits")
+    evict = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="preemption and priority: the pods to free (pod, node, priority)",
+    )
+    moves = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="move: the pods to move, in order (pod, from, to)",
+    )
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -111,6 +178,17 @@ class ExplanationSerializer(serializers.Serializer):
     filterFailures = serializers.DictField(required=False)
     pluginScores = serializers.DictField(required=False)
     record = serializers.DictField(required=False)
+    nearest = NearestNodeSerializer(
+        many=True,
+        required=False,
+        help_text="unschedulable pods: the closest nodes (at most 10), closest first",
+    )
+    fixes = FixSerializer(
+        many=True,
+        required=False,
+        help_text="unschedulable pods: changes that make the pod fit, each verified by the "
+        "engine with the active profile, cheapest first (at most 5, one per kind)",
+    )
 
 
 class GangPlacementSerializer(serializers.Serializer):
@@ -322,6 +400,48 @@ class DryRunCreateSerializer(serializers.Serializer):
             "pods the two views place differently (moved)."
         ),
     )
+    cascade_depth = serializers.IntegerField(
+        default=0,
+        min_value=0,
+        max_value=MAX_CASCADE_DEPTH,
+        help_text=(
+            "Follow preemption's cascade down to this many levels of evictions (0: off; at "
+            "most SCHEDLAB_CASCADE_MAX_DEPTH, 10 by default): victims a ReplicaSet (a "
+            "Deployment's too), StatefulSet, Job or DaemonSet owns come back as new pending "
+            "pods and are scheduled in turn. Reported in summary.cascade and at "
+            "dry-runs/{id}/cascade/."
+        ),
+    )
+
+    scheduler_lag = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=1_000_000,
+        help_text=(
+            "Collide the schedulers: run each profile of the configuration (two or more "
+            "schedulerNames) as a scheduler with its own cache that sees the others' bindings "
+            "this many scheduling cycles late (0: at once; the schedulers take turns, one pod "
+            "per cycle). Each result carries profile, cycle and kubelet (null, or the kubelet's "
+            "refusal: reason OutOfcpu, OutOfmemory, OutOfpods, OutOfnvidia.com/gpu, ... and its "
+            "message); summary.collisions lists the refused pods (refused: pod, node, profile, "
+            "reason, message, unseen: the pods on the node its scheduler did not know of), "
+            "refusedByReason and doubleBookedNodes. Not with hardware_view."
+        ),
+    )
+
+    moves = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text=(
+            'Running pods to move before scheduling, in order: [{"pod": "ns/name", "from": '
+            'node, "to": node}] (a "move" fix\'s moves). Each pod is evicted from "from" and '
+            'bound to "to"; then the pending pods are scheduled. The run\'s summary.moves '
+            'repeats them. A pod that is not running on "from", or a node that does not '
+            "exist, is a 400 naming moves[i].pod, .from or .to."
+        ),
+    )
 
 
 class DryRunSerializer(serializers.ModelSerializer):
@@ -340,6 +460,9 @@ class DryRunSerializer(serializers.ModelSerializer):
             "seed",
             "explain",
             "hardware_view",
+            "scheduler_lag",
+            "cascade_depth",
+            "moves",
             "status",
             "cancel_requested",
             "progress",
@@ -368,6 +491,100 @@ class ResultPageSerializer(serializers.Serializer):
     offset = serializers.IntegerField()
     limit = serializers.IntegerField()
     results = serializers.ListField(child=serializers.DictField())
+
+
+class CascadeOwnerSerializer(serializers.Serializer):
+    kind = serializers.CharField(
+        help_text="the controller's kind (ownerReferences, controller: true)"
+    )
+    name = serializers.CharField()
+    deployment = serializers.CharField(
+        required=False, help_text="the Deployment above a ReplicaSet (by pod-template-hash)"
+    )
+
+
+class CascadeOutcomeSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="Scheduled, Unschedulable, Skipped or Error")
+    node = serializers.CharField(allow_null=True)
+    message = serializers.CharField(allow_blank=True, allow_null=True)
+
+
+class CascadeEvictionSerializer(serializers.Serializer):
+    pod = serializers.CharField(help_text="the victim, ns/name")
+    node = serializers.CharField(help_text="the node it was evicted from")
+    by = serializers.CharField(help_text="its preemptor, ns/name")
+    priority = serializers.IntegerField()
+    priorityClass = serializers.CharField(allow_blank=True)
+    owner = CascadeOwnerSerializer(allow_null=True)
+    cause = serializers.ChoiceField(
+        choices=[
+            "ReplicaSet",
+            "Deployment",
+            "StatefulSet",
+            "Job",
+            "DaemonSet",
+            "bare",
+            "unknownController",
+        ],
+        help_text="who recreates it (bare and unknownController: nobody)",
+    )
+    recreatedAs = serializers.CharField(
+        allow_null=True, help_text="the replacement pod, ns/name; null if not recreated"
+    )
+    outcome = CascadeOutcomeSerializer(allow_null=True, help_text="what became of the replacement")
+
+
+class CascadeNowhereSerializer(serializers.Serializer):
+    pod = serializers.CharField(help_text="the replacement left without a node")
+    replaces = serializers.CharField()
+    status = serializers.CharField()
+    message = serializers.CharField(allow_blank=True, help_text="its FailedScheduling message")
+
+
+class CascadePdbViolationSerializer(serializers.Serializer):
+    pdb = serializers.CharField(help_text="ns/name")
+    disruptionsAllowed = serializers.IntegerField()
+    evicted = serializers.ListField(child=serializers.CharField())
+    evictedSoFar = serializers.IntegerField()
+    alreadyViolated = serializers.BooleanField()
+
+
+class CascadeLevelSerializer(serializers.Serializer):
+    depth = serializers.IntegerField(
+        help_text="1: evicted by the pods pending before the run; n+1: by depth-n replacements"
+    )
+    evictions = CascadeEvictionSerializer(many=True)
+    evictionCount = serializers.IntegerField()
+    nodes = serializers.ListField(child=serializers.CharField())
+    priorityClasses = serializers.DictField(
+        child=serializers.IntegerField(), help_text="evictions per priority class"
+    )
+    recreated = serializers.ListField(child=serializers.CharField())
+    placed = serializers.IntegerField()
+    nowhereToGo = CascadeNowhereSerializer(many=True)
+    notRecreated = serializers.IntegerField()
+    pdbViolations = CascadePdbViolationSerializer(many=True)
+    brokenGangs = serializers.ListField(child=serializers.DictField())
+
+
+class CascadeTotalsSerializer(serializers.Serializer):
+    evictions = serializers.IntegerField()
+    recreated = serializers.IntegerField()
+    placed = serializers.IntegerField()
+    nowhereToGo = serializers.IntegerField()
+    notRecreated = serializers.IntegerField()
+    pdbViolations = serializers.IntegerField()
+    brokenGangs = serializers.IntegerField()
+
+
+class CascadeSerializer(serializers.Serializer):
+    """A dry-run's preemption cascade (``summary.cascade``; docs/cascades.md)."""
+
+    depthLimit = serializers.IntegerField()
+    depth = serializers.IntegerField(help_text="the deepest depth with an eviction")
+    stoppedBy = serializers.ChoiceField(choices=["end", "depthLimit"])
+    levels = CascadeLevelSerializer(many=True)
+    totals = CascadeTotalsSerializer()
 
 
 class CompareSerializer(serializers.Serializer):

@@ -43,6 +43,7 @@ from .params import (
     text_param,
 )
 from .permissions import RolePermission
+from .renderers import fast_json_renderers
 
 NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
@@ -94,6 +95,8 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         detail=True,
         methods=["get"],
         url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+        # every node's record: megabytes at thousands of nodes, written by orjson
+        renderer_classes=fast_json_renderers(),
     )
     def explanation(
         self,
@@ -434,6 +437,21 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return Response(
             {"count": run.result_count, "offset": offset, "limit": limit, "results": rows}
         )
+
+    @extend_schema(responses=s.CascadeSerializer)
+    @action(detail=True, methods=["get"])
+    def cascade(self, request: Request, pk: str | None = None) -> Response:
+        """The run's preemption cascade, per depth (a run with ``cascade_depth``, succeeded)."""
+        run = self.get_object()
+        found = (run.summary or {}).get("cascade")
+        if found is None:
+            why = (
+                "was not run with cascade_depth"
+                if not run.cascade_depth
+                else f"is {run.status}, not succeeded"
+            )
+            raise NotFound(f"dry-run {run.pk} has no cascade: it {why}")
+        return Response(found)
 
     @extend_schema(request=None, responses=s.DryRunSerializer)
     @action(detail=True, methods=["post"])

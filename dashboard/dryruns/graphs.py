@@ -13,7 +13,13 @@ from typing import Any
 from .models import DryRun
 from .services.results import ensure_indexes, read_index
 
-__all__ = ["MAX_GRAPH_EDGES", "pending_results", "preemption_graph", "rejections"]
+__all__ = [
+    "MAX_GRAPH_EDGES",
+    "cascade_graph",
+    "pending_results",
+    "preemption_graph",
+    "rejections",
+]
 
 MAX_GRAPH_EDGES = 300
 # one colour per priority class, in order of first appearance (Plotly's default cycle)
@@ -193,3 +199,121 @@ def _layout(annotations: list[dict[str, Any]], rows: int) -> dict[str, Any]:
         "legend": {"title": {"text": "priority class"}, "orientation": "h", "y": -0.05},
         "hovermode": "closest",
     }
+
+
+# what became of a victim: the colours of the cascade graph's legend
+OUTCOMES = (
+    ("preemptor", "pending before the run (preemptor)", "#1f77b4"),
+    ("placed", "recreated and placed again", "#2ca02c"),
+    ("nowhere", "recreated, nowhere to go", "#d62728"),
+    ("gone", "not recreated", "#7f7f7f"),
+)
+
+
+def cascade_graph(run: DryRun) -> dict[str, Any] | None:
+    """A Plotly figure of the run's preemption cascade, one column per depth.
+
+    Column 0 holds the pods that started it; column ``d`` the victims at depth
+    ``d``, an arrow from each one's preemptor (a victim's replacement starts
+    from the victim it replaces). Colours say what became of each victim.
+    None when the run was not asked to follow cascades or evicted nothing.
+    """
+    cascade = (run.summary or {}).get("cascade")
+    if not cascade or not cascade.get("levels"):
+        return None
+    # node ids are "depth:pod" (a StatefulSet's pod may be evicted again, deeper)
+    columns: dict[int, list[str]] = {}
+    info: dict[str, dict[str, Any]] = {}
+    edges: list[tuple[str, str, str]] = []
+    replaced_by: dict[str, str] = {}
+    drawn = 0
+    for level in cascade["levels"]:
+        depth = int(level["depth"])
+        for e in level["evictions"]:
+            if drawn >= MAX_GRAPH_EDGES:
+                break
+            drawn += 1
+            source = replaced_by.get(e["by"])
+            if source is None:
+                source = f"0:{e['by']}"
+                if source not in info:
+                    columns.setdefault(0, []).append(source)
+                    info[source] = {"pod": e["by"], "kind": "preemptor"}
+            target = f"{depth}:{e['pod']}"
+            if target not in info:
+                columns.setdefault(depth, []).append(target)
+            info[target] = {**e, "kind": _outcome(e)}
+            edges.append((source, target, e["node"]))
+            if e.get("recreatedAs"):
+                replaced_by[e["recreatedAs"]] = target
+    pos: Positions = {}
+    for depth, keys in columns.items():
+        pos.update({k: (float(depth), y) for k, y in _column(keys).items()})
+    traces = [_edge_lines(edges, pos)]
+    for kind, label, colour in OUTCOMES:
+        keys = [k for k in pos if info[k]["kind"] == kind]
+        if not keys:
+            continue
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": label,
+                "x": [pos[k][0] for k in keys],
+                "y": [pos[k][1] for k in keys],
+                "text": [info[k]["pod"] for k in keys],
+                "textposition": "bottom center",
+                "hovertext": [_cascade_hover(info[k]) for k in keys],
+                "hoverinfo": "text",
+                "marker": {"size": 16, "color": colour, "line": {"color": "#fff", "width": 1}},
+            }
+        )
+    deepest = max(columns)
+    titles = [
+        {
+            "x": d,
+            "y": 1.02,
+            "xref": "x",
+            "yref": "paper",
+            "text": "<b>preemptors</b>" if d == 0 else f"<b>depth {d}</b>",
+            "showarrow": False,
+        }
+        for d in range(deepest + 1)
+    ]
+    layout = _layout(
+        _arrows(edges, pos, {})[: len(edges)] + titles, max(map(len, columns.values()))
+    )
+    rows = max(map(len, columns.values()))
+    layout["height"] = max(300, 80 * rows + 120)
+    layout["xaxis"] = {"visible": False, "range": [-0.6, deepest + 0.6], "fixedrange": True}
+    # room below the lowest row for its names
+    layout["yaxis"] = {"visible": False, "range": [-rows / 2 - 0.3, rows / 2], "fixedrange": True}
+    layout["legend"] = {"orientation": "h", "y": -0.05}
+    return {
+        "figure": {"data": traces, "layout": layout},
+        "truncated": drawn < sum(len(lv["evictions"]) for lv in cascade["levels"]),
+        "drawn": drawn,
+    }
+
+
+def _outcome(eviction: dict[str, Any]) -> str:
+    if not eviction.get("recreatedAs"):
+        return "gone"
+    outcome = eviction.get("outcome") or {}
+    return "placed" if outcome.get("status") == "Scheduled" else "nowhere"
+
+
+def _cascade_hover(e: dict[str, Any]) -> str:
+    if e["kind"] == "preemptor":
+        return f"{e['pod']}<br>started the cascade"
+    lines = [
+        e["pod"],
+        f"evicted from {e['node']} by {e['by']}",
+        f"priority {e['priority']} ({e.get('priorityClass') or 'no class'})",
+        f"owner: {e['cause']}",
+    ]
+    if e.get("recreatedAs"):
+        outcome = e.get("outcome") or {}
+        where = outcome.get("node") or outcome.get("status", "")
+        lines.append(f"back as {e['recreatedAs']}: {where}")
+    return "<br>".join(lines)

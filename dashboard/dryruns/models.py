@@ -85,6 +85,13 @@ class DryRun(models.Model):
     explain = models.BooleanField(default=False)
     # replay with each GPU node's hardware GPU count instead of nvidia.com/gpu allocatable
     hardware_view = models.BooleanField(default=False)
+    # run each profile as its own scheduler whose cache sees the others' bindings this many
+    # scheduling cycles late (scheduler_engine.collisions); null: one scheduler, one cache
+    scheduler_lag = models.PositiveIntegerField(null=True, blank=True)
+    # follow preemption's cascade down to this many levels of evictions (0: not at all)
+    cascade_depth = models.PositiveSmallIntegerField(default=0)
+    # running pods moved before scheduling: [{"pod": "ns/name", "from": node, "to": node}]
+    moves = models.JSONField(default=list, blank=True)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

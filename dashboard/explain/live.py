@@ -46,6 +46,7 @@ __all__ = [
     "explain_pod",
     "forget",
     "pending_messages",
+    "verified_fix",
     "warm_cluster",
     "warm_stats",
 ]
@@ -356,6 +357,23 @@ def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
         return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
     except InputError as exc:
         raise BadInput.one("pod", exc.one_line()) from None
+
+
+def verified_fix(cluster: Cluster, namespace: str, name: str, index: str) -> dict[str, Any] | None:
+    """The engine's verified change number ``index`` (as a form sends it) for the pod, now.
+
+    Worked out again rather than taken from the request, so only a change the
+    engine verifies on the current state is ever applied; None when there is
+    no such change (a bad number, a pod that fits or is gone).
+    """
+    if not (index.isascii() and index.isdigit() and len(index) < 3):
+        return None
+    try:
+        fixes = explain_pod(cluster, namespace, name).get("fixes") or []
+    except (BadInput, Pod.DoesNotExist):
+        return None
+    i = int(index)
+    return fixes[i] if i < len(fixes) else None
 
 
 def pending_messages(cluster: Cluster) -> dict[tuple[str, str], str] | None:

@@ -1,21 +1,21 @@
 """The pod-explanation page's reading of the engine's record.
 
 Turns :func:`~dashboard.explain.live.explain_pod`'s output (message, filterFailures, allFilterFailures,
-pluginScores, victims) into what the page shows: rejected nodes grouped by
-reason, feasible nodes ranked with their per-plugin weighted scores, the
-preemption picture with PDBs, and a "what would make it fit" hint.
+pluginScores, victims, nearest, fixes) into what the page shows: rejected
+nodes grouped by reason, feasible nodes ranked with their per-plugin weighted
+scores, the preemption picture with PDBs, and what would make it fit: the
+engine's nearest nodes and verified changes (scheduler_engine.whatif).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Sum
-
 from dashboard.cluster.kinds import KINDS_BY_KIND
-from dashboard.cluster.models import Cluster, Node, Pod, PodDisruptionBudget
-from dashboard.cluster.selectors import DONE_PHASES, resolved_priority
+from dashboard.cluster.models import Cluster, Pod, PodDisruptionBudget
+from dashboard.cluster.selectors import resolved_priority
 from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
 
 __all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation"]
@@ -43,7 +43,9 @@ class Explanation:
     victims: list[dict[str, Any]] = field(default_factory=list)
     pdbs: list[dict[str, Any]] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
-    nearest: dict[str, Any] | None = None
+    # the engine's nearest nodes and verified changes (unschedulable pods)
+    nearest: list[dict[str, Any]] = field(default_factory=list)
+    fixes: list[dict[str, Any]] = field(default_factory=list)
     # DRA devices the engine allocated for a scheduled pod: [{claim, allocation, ...}]
     allocations: list[dict[str, Any]] = field(default_factory=list)
 
@@ -100,61 +102,6 @@ def _ranked(scores: dict[str, int], plugin_scores: dict[str, dict[str, dict]]) -
         "traces": [{"name": p, "x": [r["plugins"][p] for r in ranked]} for p in plugins],
     }
     return ranked, chart
-
-
-def _resource_shortfall(cluster: Cluster, pod: Pod, names: list[str]) -> dict[str, Any] | None:
-    """Among nodes rejected only for resources, the one with the smallest shortfall."""
-    if not names:
-        return None
-    nodes = {
-        n["name"]: n
-        for n in Node.objects.filter(cluster=cluster, name__in=names).values(
-            "name", "cpu_allocatable_milli", "memory_allocatable_bytes", "gpu_allocatable"
-        )
-    }
-    used: dict[str, dict[str, int]] = {}
-    for r in (
-        Pod.objects.filter(cluster=cluster, node_name__in=names)
-        .exclude(phase__in=DONE_PHASES)
-        .values("node_name")
-        .annotate(
-            cpu=Sum("cpu_requested_milli"),
-            memory=Sum("memory_requested_bytes"),
-            gpu=Sum("gpu_requested"),
-        )
-        .order_by()
-    ):
-        used[r["node_name"]] = r
-    best: dict[str, Any] | None = None
-    for name, n in nodes.items():
-        # A node too small even when empty can never host the pod: not a "near" fit.
-        if (
-            pod.cpu_requested_milli > n["cpu_allocatable_milli"]
-            or pod.memory_requested_bytes > n["memory_allocatable_bytes"]
-            or pod.gpu_requested > n["gpu_allocatable"]
-        ):
-            continue
-        u = used.get(name, {})
-        short = {
-            "cpu": max(
-                0, pod.cpu_requested_milli - (n["cpu_allocatable_milli"] - (u.get("cpu") or 0))
-            ),
-            "memory": max(
-                0,
-                pod.memory_requested_bytes
-                - (n["memory_allocatable_bytes"] - (u.get("memory") or 0)),
-            ),
-            "gpu": max(0, pod.gpu_requested - (n["gpu_allocatable"] - (u.get("gpu") or 0))),
-        }
-        # Relative shortfall: how much of the node would have to be freed.
-        cost = (
-            short["cpu"] / max(n["cpu_allocatable_milli"], 1)
-            + short["memory"] / max(n["memory_allocatable_bytes"], 1)
-            + short["gpu"] / max(n["gpu_allocatable"], 1) * 4
-        )
-        if best is None or (cost, name) < (best["cost"], best["node"]):
-            best = {"node": name, "cost": cost, **short}
-    return best
 
 
 def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Explanation:
@@ -225,7 +172,13 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
                 )
 
     if ex.status != "Scheduled" and all_failures:
-        _hints(cluster, pod, all_failures, ex)
+        failing = {f.get("plugin") for failures in all_failures.values() for f in failures}
+        ex.hints += _claim_hints(cluster, pod, failing)
+    ex.nearest = [_nearest_row(n) for n in result.get("nearest") or []]
+    ex.fixes = [
+        {**f, "index": i, "patch_json": json.dumps(f.get("patch"), indent=2)}
+        for i, f in enumerate(result.get("fixes") or [])
+    ]
     held = result.get("preEnqueue")
     if ex.status == "Skipped" and isinstance(held, dict):
         # never attempted: what holds it back is all there is to fix
@@ -236,36 +189,22 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
     return ex
 
 
-def _hints(
-    cluster: Cluster, pod: Pod, all_failures: dict[str, list[dict]], ex: Explanation
-) -> None:
-    """What would make the pod fit, read off the filter failures."""
-    single: dict[str, list[str]] = {}
-    resource_only: list[str] = []
-    for node, failures in all_failures.items():
-        plugins = {f.get("plugin") for f in failures}
-        if len(plugins) == 1:
-            (plugin,) = plugins
-            single.setdefault(plugin or "", []).append(node)
-            if plugin == "NodeResourcesFit":
-                resource_only.append(node)
-    for plugin, nodes in sorted(single.items(), key=lambda kv: -len(kv[1])):
-        example = ", ".join(sorted(nodes)[:3])
-        ex.hints.append(
-            f"{len(nodes)} node(s) fail only {plugin}: changing what {plugin} checks "
-            f"would make them feasible (e.g. {example})."
-        )
-    failing = {f.get("plugin") for failures in all_failures.values() for f in failures}
-    ex.hints += _claim_hints(cluster, pod, failing)
-    nearest = _resource_shortfall(cluster, pod, resource_only[:2000])
-    if nearest is not None:
-        ex.nearest = nearest
-    elif resource_only:
-        ex.hints.insert(
-            0,
-            "No node rejected only for resources could hold this pod even when empty: "
-            "its request is larger than any such node's allocatable capacity.",
-        )
+def _taint_text(t: dict[str, Any]) -> str:
+    return f"{t.get('key', '')}{'=' + t['value'] if t.get('value') else ''}:{t.get('effect', '')}"
+
+
+def _nearest_row(n: dict[str, Any]) -> dict[str, Any]:
+    """One nearest node as the page lists it: taints and tolerations written out."""
+    taints = [
+        {
+            **t,
+            "text": _taint_text(t),
+            "toleration_json": json.dumps(t.get("toleration") or {}),
+        }
+        for t in n.get("taints") or []
+    ]
+    short = ", ".join(f"{q} {r}" for r, q in (n.get("shortfall") or {}).items())
+    return {**n, "taints": taints, "short": short}
 
 
 def _claim_hints(cluster: Cluster, pod: Pod, failing: set[Any]) -> list[str]:

@@ -17,6 +17,11 @@ pod_pages = [
 cluster_pages = [
     path("", clusters.cluster_detail, name="cluster-detail"),
     path("overview.json", clusters.overview_json, name="overview-json"),
+    path(
+        "unschedulable-settings/",
+        clusters.unschedulable_settings,
+        name="unschedulable-settings",
+    ),
     path("pending/", clusters.pending, name="pending"),
     path("pending/rows/", clusters.pending_rows, name="pending-rows"),
     path("gangs/", gangs.gang_list, name="gangs"),

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import ClusterState
-from ..config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from ..config import SchedulerConfig
 from ..framework.cycle_state import CycleState
 from ..framework.handle import FrameworkHandle, SimulationContext
 from ..framework.node_info import NodeInfo
 from ..framework.pod_group_state import PodGroupStates
-from ..framework.registry import Registry, default_registry
+from ..framework.registry import Registry
 from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
 from ..framework.status import Code
@@ -32,9 +32,9 @@ from ..objects import Pod
 from ..objects.podgroup import index_native_pod_groups
 from ..plugins import coscheduling as cosched
 from ..results import PodStatus
-from ..simulate import simulate
 from .moves import (
     Move,
+    Scheduling,
     bound,
     cordoned,
     gpus_of,
@@ -49,8 +49,10 @@ __all__ = [
     "MAX_CANDIDATES",
     "MAX_MOVES",
     "DefragPlan",
-    "defrag_fixes",
+    "fewest_pods",
     "gang_of",
+    "move_cost",
+    "node_demand",
     "plan_defragmentation",
 ]
 
@@ -60,6 +62,11 @@ MAX_MOVES = 4
 MAX_CANDIDATES = 12
 # on a node with more movable pods, the sets are drawn from the ones freeing most
 MAX_POOL = 12
+
+
+def move_cost(moves: int, gpus: int) -> float:
+    """A plan's cost among fixes (docs/defragmentation.md): per pod moved, a little per GPU."""
+    return round(1.5 + moves + gpus / 100, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +84,7 @@ class DefragPlan:
 
     @property
     def cost(self) -> float:
-        # a move disturbs a running workload: dearer than editing the pending pod,
-        # each GPU moved a little more
-        return float(10 * len(self.moves) + self.gpus_disturbed)
+        return move_cost(len(self.moves), self.gpus_disturbed)
 
     def summary(self) -> str:
         n = len(self.moves)
@@ -210,7 +215,7 @@ class _Probe:
 # -- the search on one node ---------------------------------------------------------------
 
 
-def _demand(pod: Pod, ni: NodeInfo) -> dict[str, int]:
+def node_demand(pod: Pod, ni: NodeInfo) -> dict[str, int]:
     """What must be freed on the node, per resource, for the pod's requests to fit."""
     alloc, used, req = ni.allocatable, ni.requested, pod.requests
     out: dict[str, int] = {}
@@ -242,7 +247,7 @@ def _covers(pods: Sequence[Pod], demand: Mapping[str, int]) -> bool:
     return all(sum(_amount(p, r) for p in pods) >= need for r, need in demand.items())
 
 
-def _lower_bound(movable: Sequence[Pod], demand: Mapping[str, int]) -> int | None:
+def fewest_pods(movable: Sequence[Pod], demand: Mapping[str, int]) -> int | None:
     """Fewest movable pods whose requests cover the demand (None: even all do not)."""
     bound_ = 0
     for r, need in demand.items():
@@ -343,8 +348,8 @@ def _candidates(
         )
         if not movable:
             continue
-        demand = _demand(pod, ni) if check_resources else {}
-        low = _lower_bound(movable, demand)
+        demand = node_demand(pod, ni) if check_resources else {}
+        low = fewest_pods(movable, demand)
         if low is None or low > max_moves:
             continue
         info[ni.index] = (ni, movable, demand)
@@ -368,7 +373,7 @@ def _candidates(
             break
         ni, movable, demand = info[index]
         pool = [p for p in movable if can_move(p)]
-        new_low = _lower_bound(pool, demand) if pool else None
+        new_low = fewest_pods(pool, demand) if pool else None
         if new_low is None or new_low > max_moves:
             continue
         if new_low > low:
@@ -386,22 +391,14 @@ def _candidates(
 # -- relocation and verification by the engine --------------------------------------------
 
 
-def _relocate(
-    cluster: ClusterState,
-    cand: _Candidate,
-    config: SchedulerConfig,
-    registry: Registry,
-    seed: int,
-) -> list[Move] | None:
+def _relocate(cluster: ClusterState, cand: _Candidate, sched: Scheduling) -> list[Move] | None:
     """Where the scheduler puts the moved pods, the freed node cordoned; None if not all fit."""
     gone = {p.key for p in cand.pods}
     # only the moved pods are pending: the pod they make room for is not there yet
     pods = [p for p in cluster.pods if p.node_name and p.key not in gone]
     pods += [recreated(p, cluster) for p in cand.pods]
     nodes = [cordoned(n) if n.name == cand.node else n for n in cluster.nodes]
-    result = simulate(
-        replaced(cluster, pods=pods, nodes=nodes), config, seed=seed, registry=registry
-    )
+    result = sched.schedule(replaced(cluster, pods=pods, nodes=nodes))
     if result.summary.get("evictions"):
         return None
     by_key = {p.key: p for p in cand.pods}
@@ -415,16 +412,12 @@ def _relocate(
 
 
 def _schedules(
-    cluster: ClusterState,
-    pods: Sequence[Pod],
-    config: SchedulerConfig,
-    registry: Registry,
-    seed: int,
+    cluster: ClusterState, pods: Sequence[Pod], sched: Scheduling
 ) -> dict[str, str] | None:
     """Where ``pods`` go when scheduled on ``cluster`` (no other pending pod), or None."""
     keys = {p.key for p in pods}
     run = [p for p in cluster.pods if p.node_name and p.key not in keys] + list(pods)
-    result = simulate(replaced(cluster, pods=run), config, seed=seed, registry=registry)
+    result = sched.schedule(replaced(cluster, pods=run))
     if result.summary.get("evictions"):
         return None
     out: dict[str, str] = {}
@@ -435,47 +428,36 @@ def _schedules(
     return out if len(out) == len(pods) else None
 
 
-def _resolved(config: SchedulerConfig | None, registry: Registry) -> SchedulerConfig:
-    if config is not None:
-        return config
-    caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-    return load_config(None, capabilities=caps)
-
-
 def plan_defragmentation(
     cluster: ClusterState,
     pod_key: str,
-    config: SchedulerConfig | None = None,
+    sched: Scheduling,
     *,
-    registry: Registry | None = None,
-    seed: int = 0,
     max_moves: int = MAX_MOVES,
     max_candidates: int = MAX_CANDIDATES,
 ) -> DefragPlan | None:
     """The cheapest verified plan of moves after which the pending pod ``pod_key`` fits.
 
-    A pod of a gang brings its pending siblings: the plan makes room for all
-    of them.  None when the pod (or gang) schedules already, or no plan within
-    the bounds was found.  Raises ``KeyError`` for a pod that is not pending
-    in the cluster.
+    ``sched`` runs the scheduler (``Scheduling(config, registry, seed,
+    simulate)``).  A pod of a gang brings its pending siblings: the plan makes
+    room for all of them.  None when the pod (or gang) schedules already, or
+    no plan within the bounds was found.  Raises ``KeyError`` for a pod that
+    is not pending in the cluster.
     """
-    registry = registry or default_registry()
-    config = _resolved(config, registry)
     pod = next((p for p in cluster.pending_pods if p.key == pod_key), None)
     if pod is None:
         raise KeyError(pod_key)
     gang = gang_of(cluster, pod)
-    if _schedules(cluster, gang, config, registry, seed) is not None:
-        return None
     gang_keys = {p.key for p in gang}
     # other pending pods take no part: the question is about this pod (or gang)
     work = replaced(cluster, pods=[p for p in cluster.pods if p.node_name or p.key in gang_keys])
+    if _schedules(work, gang, sched) is not None:
+        return None
+    start = work
     moves: list[Move] = []
     freed: list[str] = []
     for member in gang:
-        work, step = _place_member(
-            work, member, moves, config, registry, seed, max_moves, max_candidates
-        )
+        work, step = _place_member(work, member, moves, sched, max_moves, max_candidates)
         if step is None:
             return None
         if step:
@@ -483,11 +465,7 @@ def plan_defragmentation(
             freed.append(step[0].source)
     if not moves:
         return None
-    final = with_moves(
-        replaced(cluster, pods=[p for p in cluster.pods if p.node_name or p.key in gang_keys]),
-        moves,
-    )
-    placements = _schedules(final, gang, config, registry, seed)
+    placements = _schedules(with_moves(start, moves), gang, sched)
     if placements is None:
         return None
     return DefragPlan(tuple(p.key for p in gang), tuple(moves), tuple(freed), placements)
@@ -497,14 +475,12 @@ def _place_member(
     work: ClusterState,
     member: Pod,
     earlier: Sequence[Move],
-    config: SchedulerConfig,
-    registry: Registry,
-    seed: int,
+    sched: Scheduling,
     max_moves: int,
     max_candidates: int,
 ) -> tuple[ClusterState, list[Move] | None]:
     """The cluster with ``member`` bound and the moves that made room ([] if none were needed)."""
-    probe = _Probe(work, config, registry, seed)
+    probe = _Probe(work, sched.config, sched.registry, sched.seed)
     if probe.prepare(member) is None:
         return work, None
     fits = probe.fitting_nodes(member, 1)
@@ -518,27 +494,13 @@ def _place_member(
     for cand in _candidates(probe, member, already, max_moves, max_candidates, stay):
         if pdb_violations(work, [*already, *cand.pods]):
             continue
-        step = _relocate(work, cand, config, registry, seed)
+        step = _relocate(work, cand, sched)
         if step is None:
             continue
-        after = with_moves(work, step)
-        return _bind(after, member, cand.node), step
+        return _bind(with_moves(work, step), member, cand.node), step
     return work, None
 
 
 def _bind(cluster: ClusterState, pod: Pod, node: str) -> ClusterState:
     pods = [bound(p, node, cluster) if p.key == pod.key else p for p in cluster.pods]
     return replaced(cluster, pods=pods)
-
-
-def defrag_fixes(
-    cluster: ClusterState,
-    pod_key: str,
-    config: SchedulerConfig | None = None,
-    *,
-    registry: Registry | None = None,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    """The ``move`` fixes for a pending pod: the verified plan, if any, as a one-item list."""
-    plan = plan_defragmentation(cluster, pod_key, config, registry=registry, seed=seed)
-    return [plan.to_fix()] if plan is not None else []

@@ -12,6 +12,8 @@ in :mod:`.preempt`, new nodes in :mod:`.nodes`; costs are explained in
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +25,7 @@ from ..objects import Pod, parse_pod
 from ..objects.resources import PODS
 from ..quantity import milli_value, parse_quantity, value
 from .amounts import format_amount, requested
+from .moves import Scheduling
 from .nearest import AFFINITY, FIT, SPREAD, TAINTS, Gap, toleration
 from .patch import apply_patch
 from .probe import Prepared, Probe
@@ -37,6 +40,7 @@ __all__ = [
     "gather",
     "request_candidates",
     "spread_candidates",
+    "tolerating",
     "toleration_candidates",
 ]
 
@@ -55,14 +59,18 @@ class WhatIf:
     gaps: list[Gap]
     cluster: ClusterState
     registry: Registry | None = None
+    # the scheduling run, for changes verified by scheduling again (moves)
+    scheduling: Scheduling | None = None
+    _prepared: dict[str, Prepared | None] = field(default_factory=dict)
 
     @property
     def pod(self) -> Pod:
         return self.prep.pod
 
-    def only(self, *plugins: str, limit: int = MAX_GAPS) -> list[Gap]:
-        """The closest gaps whose every failure comes from ``plugins``."""
-        allowed = set(plugins)
+    def only(self, *plugins: str, limit: int = MAX_GAPS, taints: bool = False) -> list[Gap]:
+        """The closest gaps whose every failure comes from ``plugins`` (and, with ``taints``,
+        TaintToleration: the change then adds the tolerations, see :func:`tolerating`)."""
+        allowed = set(plugins) | ({TAINTS} if taints else set())
         return [g for g in self.gaps if g.plugins <= allowed][:limit]
 
     def patched(self, patch: Mapping[str, Any]) -> Pod | None:
@@ -73,12 +81,20 @@ class WhatIf:
         except InputError:
             return None
 
+    def prepared(self, patch: Mapping[str, Any] | None) -> Prepared | None:
+        """The patched pod's PreFilter outcome, worked out once per distinct patch."""
+        key = json.dumps(patch, sort_keys=True)
+        if key not in self._prepared:
+            pod = self.patched(patch) if patch else self.pod
+            self._prepared[key] = self.probe.prepare(pod) if pod is not None else None
+        return self._prepared[key]
+
     def fits_patched(self, patch: Mapping[str, Any], node: str) -> bool:
-        pod = self.patched(patch)
+        prep = self.prepared(patch)
         ni = self.probe.snapshot.get(node)
-        if pod is None or ni is None:
+        if prep is None or ni is None:
             return False
-        return self.probe.fits(self.probe.prepare(pod), ni)
+        return self.probe.fits(prep, ni)
 
 
 @dataclass(slots=True)
@@ -131,6 +147,25 @@ def gather(ctx: WhatIf, producers: Sequence[Producer]) -> list[Fix]:
     return out
 
 
+def tolerating(
+    ctx: WhatIf, gap: Gap, patch: Mapping[str, Any] | None
+) -> tuple[dict[str, Any] | None, str, float]:
+    """``patch`` plus the tolerations of the gap's untolerated taints: (patch, words, cost)."""
+    if not gap.taints:
+        return (dict(patch) if patch else None), "", 0.0
+    added = [toleration(t) for t in gap.taints]
+    existing = list((ctx.pod.raw.get("spec") or {}).get("tolerations") or [])
+    out = copy.deepcopy(dict(patch or {}))
+    out.setdefault("spec", {})["tolerations"] = existing + added
+    return out, f", and add the toleration(s) {_named(added)}", float(len(added))
+
+
+def _named(tolerations: list[dict[str, str]]) -> str:
+    return "; ".join(
+        f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}" for t in tolerations
+    )
+
+
 # -- requests -------------------------------------------------------------------------
 
 
@@ -175,7 +210,7 @@ def _cpu_or_memory(resource: str) -> bool:
 
 def request_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """Lower a request to what the closest node rejected only for resources has free."""
-    for g in ctx.only(FIT):
+    for g in ctx.only(FIT, taints=True):
         if PODS in g.shortfall or not g.shortfall:
             continue
         patches: dict[str, dict[str, Any]] = {}
@@ -198,11 +233,11 @@ def request_candidates(ctx: WhatIf) -> Iterable[Candidate]:
             shares.append(short / want)
         if not ok:
             continue
-        patch = {"spec": {"containers": list(patches.values())}}
-        cost = round(1 + 4 * max(shares), 3)
+        patch, also, extra = tolerating(ctx, g, {"spec": {"containers": list(patches.values())}})
+        cost = round(1 + 4 * max(shares) + extra, 3)
         fix = Fix(
             "requests",
-            f"Lower the request of {', '.join(changes)}: it then fits on {g.node}.",
+            f"Lower the request of {', '.join(changes)}{also}: it then fits on {g.node}.",
             patch,
             cost,
             g.node,
@@ -224,9 +259,7 @@ def toleration_candidates(ctx: WhatIf) -> Iterable[Candidate]:
         existing = list((ctx.pod.raw.get("spec") or {}).get("tolerations") or [])
         added = [toleration(t) for t in g.taints]
         patch = {"spec": {"tolerations": existing + added}}
-        named = "; ".join(
-            f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}" for t in added
-        )
+        named = _named(added)
         fix = Fix(
             "toleration",
             f"Add the toleration(s) {named}: the pod then fits on {g.node}.",
@@ -253,7 +286,7 @@ def _without_terms(pod: Pod, kind: str, drop: set[int]) -> dict[str, Any]:
 def affinity_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """Drop the pod's own (anti-)affinity terms, or node selector keys, that alone rule a node out."""
     seen: set[Any] = set()
-    for g in ctx.only(AFFINITY):
+    for g in ctx.only(AFFINITY, taints=True):
         own = [t for t in g.terms if t["kind"] in ("podAffinity", "podAntiAffinity")]
         if not own or len(own) != len(g.terms):
             continue  # running pods' anti-affinity is not the pod's to change
@@ -262,19 +295,19 @@ def affinity_candidates(ctx: WhatIf) -> Iterable[Candidate]:
             if not drop or (kind, frozenset(drop)) in seen:
                 continue
             seen.add((kind, frozenset(drop)))
-            patch = _without_terms(ctx.pod, kind, drop)
+            patch, also, extra = tolerating(ctx, g, _without_terms(ctx.pod, kind, drop))
             pods = sorted({p for t in own if t["kind"] == kind for p in t["pods"]})
             because = f" (it matches {', '.join(pods)})" if pods else ""
             fix = Fix(
                 "affinity",
-                f"Drop required {kind} term(s) {sorted(drop)}{because}: "
+                f"Drop required {kind} term(s) {sorted(drop)}{because}{also}: "
                 f"the pod then fits on {g.node}.",
                 patch,
-                2.0 * len(drop),
+                2.0 * len(drop) + extra,
                 g.node,
             )
             yield Candidate(fix, lambda p=patch, n=g.node: ctx.fits_patched(p, n))
-    for g in ctx.only(NODE_AFFINITY, limit=3):
+    for g in ctx.only(NODE_AFFINITY, limit=3, taints=True):
         spec = ctx.pod.raw.get("spec") or {}
         labels = g.node_info.node.labels
         selector = spec.get("nodeSelector") or {}
@@ -286,16 +319,17 @@ def affinity_candidates(ctx: WhatIf) -> Iterable[Candidate]:
             parts.append(f"nodeSelector key(s) {', '.join(wrong)}")
         node_aff = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(_REQUIRED)
         required = ctx.pod.required_node_affinity
-        if node_aff and required is not None and not required.matches(g.node_info.node):
+        if node_aff and required is not None and not required.matches(labels, g.node):
             patch["spec"]["affinity"] = {"nodeAffinity": {_REQUIRED: None}}
             parts.append("the required node affinity")
         if not parts:
             continue
+        patch, also, extra = tolerating(ctx, g, patch)
         fix = Fix(
             "affinity",
-            f"Drop {' and '.join(parts)}: the pod then fits on {g.node}.",
+            f"Drop {' and '.join(parts)}{also}: the pod then fits on {g.node}.",
             patch,
-            2.0 * len(parts),
+            2.0 * len(parts) + extra,
             g.node,
         )
         yield Candidate(fix, lambda p=patch, n=g.node: ctx.fits_patched(p, n))
@@ -308,7 +342,7 @@ def spread_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """Raise a DoNotSchedule constraint's maxSkew to the skew the node would reach."""
     raw = list((ctx.pod.raw.get("spec") or {}).get("topologySpreadConstraints") or [])
     seen: set[Any] = set()
-    for g in ctx.only(SPREAD):
+    for g in ctx.only(SPREAD, taints=True):
         terms = [t for t in g.terms if t["kind"] == "topologySpread"]
         if not terms or any(t["term"] < 0 or t.get("skew") is None for t in terms):
             continue
@@ -319,16 +353,16 @@ def spread_candidates(ctx: WhatIf) -> Iterable[Candidate]:
         if key in seen:
             continue
         seen.add(key)
-        patch = {"spec": {"topologySpreadConstraints": new}}
+        patch, also, extra = tolerating(ctx, g, {"spec": {"topologySpreadConstraints": new}})
         what = "; ".join(
             f"constraint {t['term']} ({t['topologyKey']}) maxSkew {t['maxSkew']} → {t['skew']}"
             for t in terms
         )
         fix = Fix(
             "spread",
-            f"Relax topology spread: {what}: the pod then fits on {g.node}.",
+            f"Relax topology spread: {what}{also}: the pod then fits on {g.node}.",
             patch,
-            round(1.5 + sum(t["skew"] - t["maxSkew"] for t in terms) * 0.5, 3),
+            round(1.5 + sum(t["skew"] - t["maxSkew"] for t in terms) * 0.5 + extra, 3),
             g.node,
         )
         yield Candidate(fix, lambda p=patch, n=g.node: ctx.fits_patched(p, n))

@@ -10,17 +10,21 @@ counts them (``filter_pods_with_pdb_violation``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import ClusterState
+from ..config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from ..framework.registry import Registry, default_registry
 from ..objects import Node, Pod, parse_node, parse_pod
 from ..plugins.defaultpreemption import filter_pods_with_pdb_violation
+from ..results import SimulationResult
 
 __all__ = [
     "RECREATING_OWNERS",
     "Move",
+    "Scheduling",
     "cordoned",
     "gpus_of",
     "is_movable",
@@ -44,6 +48,39 @@ class Move:
 
     def to_dict(self) -> dict[str, str]:
         return {"pod": self.pod, "from": self.source, "to": self.target}
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduling:
+    """How plans are checked: ``run`` is :func:`scheduler_engine.simulate` with its options.
+
+    Passed in rather than imported: the simulation itself asks the what-if
+    modules for fixes.
+    """
+
+    config: SchedulerConfig
+    registry: Registry
+    seed: int
+    run: Callable[..., SimulationResult]
+
+    @classmethod
+    def with_defaults(
+        cls,
+        run: Callable[..., SimulationResult],
+        config: SchedulerConfig | None = None,
+        *,
+        registry: Registry | None = None,
+        seed: int = 0,
+    ) -> Scheduling:
+        """``run`` with ``config`` (default: upstream's profile, as ``simulate`` loads it)."""
+        registry = registry or default_registry()
+        if config is None:
+            caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
+            config = load_config(None, capabilities=caps)
+        return cls(config, registry, seed, run)
+
+    def schedule(self, cluster: ClusterState) -> SimulationResult:
+        return self.run(cluster, self.config, seed=self.seed, registry=self.registry)
 
 
 def controller_kind(pod: Pod) -> str:

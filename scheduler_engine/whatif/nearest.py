@@ -108,8 +108,7 @@ def _term_plugin(term: dict[str, Any]) -> str:
     return SPREAD if term["kind"] == "topologySpread" else AFFINITY
 
 
-def _gap(probe: Probe, prep: Prepared, ni: NodeInfo) -> Gap | None:
-    failures = probe.failures(prep, ni)
+def _gap(prep: Prepared, ni: NodeInfo, failures: list[Failure]) -> Gap | None:
     if not failures:
         return None
     gap = Gap(ni, failures)
@@ -132,7 +131,7 @@ def _gap(probe: Probe, prep: Prepared, ni: NodeInfo) -> Gap | None:
 
 def gaps(probe: Probe, prep: Prepared) -> list[Gap]:
     """Every node that rejects the pod, closest first (terms filled for the closest only)."""
-    out = [g for ni in probe.snapshot.node_info_list if (g := _gap(probe, prep, ni)) is not None]
+    out = [g for ni, fails in probe.every_node(prep) if (g := _gap(prep, ni, fails)) is not None]
     for g in out:
         g.distance = distance(g)
     out.sort(key=lambda g: (g.distance, g.node))

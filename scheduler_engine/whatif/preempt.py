@@ -11,12 +11,13 @@ nodes, fewer and less important victims cost less.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import PodDisruptionBudget
 from ..objects import Pod
 from ..objects.pod import PREEMPT_NEVER
-from .fixes import Candidate, Fix, WhatIf
+from .fixes import Candidate, Fix, WhatIf, tolerating
 from .nearest import AFFINITY, FIT, SPREAD, Gap
 from .probe import Prepared
 
@@ -64,21 +65,39 @@ def select_victims(ctx: WhatIf, prep: Prepared, gap: Gap, below: int) -> list[Po
     return victims
 
 
-def _candidates(ctx: WhatIf, prep: Prepared, below: int) -> list[tuple[Gap, list[Pod]]]:
+@dataclass(slots=True)
+class _Found:
+    gap: Gap
+    victims: list[Pod]
+    # the pod's patch (with the tolerations the node needs), the words and cost they add
+    patch: dict[str, Any] | None
+    also: str
+    extra: float
+    prep: Prepared
+
+
+def _candidates(ctx: WhatIf, base: dict[str, Any] | None, below: int) -> list[_Found]:
+    """Nodes where freeing pods of priority < ``below`` makes the (patched) pod fit."""
     found = []
-    for g in ctx.only(*EVICTABLE, limit=MAX_NODES):
+    for g in ctx.only(*EVICTABLE, limit=MAX_NODES, taints=True):
         if g.lacking:
+            continue
+        patch, also, extra = tolerating(ctx, g, base)
+        prep = ctx.prepared(patch)
+        if prep is None:
             continue
         victims = select_victims(ctx, prep, g, below)
         if victims and not _violations(victims, ctx.cluster.pdbs):
-            found.append((g, victims))
-    # upstream's order among candidates: lowest highest priority, lowest sum, fewest pods
+            found.append(_Found(g, victims, patch, also, extra, prep))
+    # fewest tolerations added; then upstream's order: lowest highest priority, lowest sum,
+    # fewest pods
     found.sort(
-        key=lambda gv: (
-            max(v.priority for v in gv[1]),
-            sum(v.priority for v in gv[1]),
-            len(gv[1]),
-            gv[0].node,
+        key=lambda f: (
+            f.extra,
+            max(v.priority for v in f.victims),
+            sum(v.priority for v in f.victims),
+            len(f.victims),
+            f.gap.node,
         )
     )
     return found
@@ -88,73 +107,58 @@ def _extra(g: Gap, victims: list[Pod]) -> dict[str, Any]:
     return {"evict": [{"pod": v.key, "node": g.node, "priority": v.priority} for v in victims]}
 
 
+def _verify(ctx: WhatIf, f: _Found) -> bool:
+    p2, n2 = ctx.probe.without(f.prep, f.gap.node_info, f.victims)
+    return ctx.probe.fits(p2, n2)
+
+
 def preemption_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """Evicting pods of lower priority than the pod's on the best node."""
     pod = ctx.pod
-    found = _candidates(ctx, ctx.prep, pod.priority)
-    if not found:
-        return
-    g, victims = found[0]
-    patch = (
+    base = (
         {"spec": {"preemptionPolicy": "PreemptLowerPriority"}}
         if pod.preemption_policy == PREEMPT_NEVER
         else None
     )
-    names = ", ".join(v.key for v in victims)
-    allow = " (allow it: preemptionPolicy PreemptLowerPriority)" if patch else ""
+    found = _candidates(ctx, base, pod.priority)
+    if not found:
+        return
+    f = found[0]
+    names = ", ".join(v.key for v in f.victims)
+    allow = " (allow it: preemptionPolicy PreemptLowerPriority)" if base else ""
     fix = Fix(
         "preemption",
-        f"Free {len(victims)} pod(s) of lower priority on {g.node}: {names}{allow}.",
-        patch,
-        float(2 + len(victims)),
-        g.node,
-        _extra(g, victims),
+        f"Free {len(f.victims)} pod(s) of lower priority on {f.gap.node}: {names}{allow}{f.also}.",
+        f.patch,
+        float(2 + len(f.victims)) + f.extra,
+        f.gap.node,
+        _extra(f.gap, f.victims),
     )
-
-    def verify() -> bool:
-        target = ctx.patched(patch) if patch else pod
-        if target is None:
-            return False
-        p2, n2 = ctx.probe.without(ctx.probe.prepare(target), g.node_info, victims)
-        return ctx.probe.fits(p2, n2)
-
-    yield Candidate(fix, verify)
+    yield Candidate(fix, lambda: _verify(ctx, f))
 
 
 def priority_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """The lowest existing PriorityClass above the pod's whose preemption would make room."""
     pod = ctx.pod
     classes = sorted(
-        (
-            (int(c.get("value") or 0), name)
-            for name, c in ctx.cluster.priority_classes.items()
-            if int(c.get("value") or 0) > pod.priority and not name.startswith("system-")
-        ),
+        (int(c.get("value") or 0), name)
+        for name, c in ctx.cluster.priority_classes.items()
+        if int(c.get("value") or 0) > pod.priority and not name.startswith("system-")
     )
     for value, name in classes:
-        patch = {"spec": {"priorityClassName": name, "priority": value}}
-        target = ctx.patched(patch)
-        if target is None:
-            continue
-        prep = ctx.probe.prepare(target)
-        found = _candidates(ctx, prep, value)
+        found = _candidates(ctx, {"spec": {"priorityClassName": name, "priority": value}}, value)
         if not found:
             continue
-        g, victims = found[0]
-        names = ", ".join(v.key for v in victims)
+        f = found[0]
+        names = ", ".join(v.key for v in f.victims)
         fix = Fix(
             "priority",
-            f"With PriorityClass {name} ({value}), preemption would free {len(victims)} pod(s) "
-            f"on {g.node}: {names}.",
-            patch,
-            float(3 + len(victims)),
-            g.node,
-            _extra(g, victims),
+            f"With PriorityClass {name} ({value}), preemption would free {len(f.victims)} "
+            f"pod(s) on {f.gap.node}: {names}{f.also}.",
+            f.patch,
+            float(3 + len(f.victims)) + f.extra,
+            f.gap.node,
+            _extra(f.gap, f.victims),
         )
-
-        def verify(t: Pod = target, g: Gap = g, victims: list[Pod] = victims) -> bool:
-            p2, n2 = ctx.probe.without(ctx.probe.prepare(t), g.node_info, victims)
-            return ctx.probe.fits(p2, n2)
-
-        yield Candidate(fix, verify)
+        yield Candidate(fix, lambda f=f: _verify(ctx, f))
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ..framework.cycle_state import CycleState
 from ..framework.node_info import NodeInfo
@@ -92,10 +93,7 @@ class Probe:
             return [prep.rejection]
         out: list[Failure] = []
         if prep.allowed is not None and node_info.name not in prep.allowed:
-            names = ", ".join(prep.narrowed_by)
-            out.append(
-                Failure(names, (f"node(s) didn't satisfy plugin(s) [{names}]",), unresolvable=True)
-            )
+            out.append(self._narrowed(prep))
         for name, filt, _ in self.fwk.active_filters(prep.state):
             try:
                 s = filt(prep.state, prep.pod, node_info)
@@ -104,6 +102,48 @@ class Probe:
             if s is not None and s.code != Code.SUCCESS:
                 out.append(_failure(s, name))
         return out
+
+    def every_node(self, prep: Prepared) -> Iterator[tuple[NodeInfo, list[Failure]]]:
+        """:meth:`failures` of every node of the snapshot, in its order.
+
+        Filters with a vectorised method first decide every node at once; a
+        plugin's per-node method then runs only where it rejects (for its
+        reasons). The two paths decide alike (the engine's property tests).
+        """
+        nodes = self.snapshot.node_info_list
+        passes: dict[str, Any] = {}
+        if prep.rejection is None:
+            for name, _, batch in self.fwk.active_filters(prep.state):
+                if batch is None:
+                    continue
+                try:
+                    passes[name] = batch(prep.state, prep.pod, nodes).tolist()
+                except Exception:  # the per-node method reports it, as the runtime would
+                    continue
+        if not passes:
+            for ni in nodes:
+                yield ni, self.failures(prep, ni)
+            return
+        filters = self.fwk.active_filters(prep.state)
+        for j, ni in enumerate(nodes):
+            out: list[Failure] = []
+            if prep.allowed is not None and ni.name not in prep.allowed:
+                out.append(self._narrowed(prep))
+            for name, filt, _ in filters:
+                ok = passes.get(name)
+                if ok is not None and ok[j]:
+                    continue
+                try:
+                    s = filt(prep.state, prep.pod, ni)
+                except Exception as exc:
+                    s = plugin_error(exc, name)
+                if s is not None and s.code != Code.SUCCESS:
+                    out.append(_failure(s, name))
+            yield ni, out
+
+    def _narrowed(self, prep: Prepared) -> Failure:
+        names = ", ".join(prep.narrowed_by)
+        return Failure(names, (f"node(s) didn't satisfy plugin(s) [{names}]",), unresolvable=True)
 
     def fits(self, prep: Prepared, node_info: NodeInfo) -> bool:
         return not self.failures(prep, node_info)

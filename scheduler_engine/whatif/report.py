@@ -22,6 +22,8 @@ from .fixes import (
     spread_candidates,
     toleration_candidates,
 )
+from .move_fixes import move_candidates
+from .moves import Scheduling
 from .nearest import gaps, nearest
 from .nodes import node_candidates
 from .preempt import preemption_candidates, priority_candidates
@@ -37,17 +39,22 @@ PRODUCERS: tuple[Producer, ...] = (
     preemption_candidates,
     priority_candidates,
     node_candidates,
+    move_candidates,
 )
 
 
 def what_if(
-    fwk: Framework, pod: Pod, cluster: ClusterState, registry: Registry | None = None
+    fwk: Framework,
+    pod: Pod,
+    cluster: ClusterState,
+    registry: Registry | None = None,
+    scheduling: Scheduling | None = None,
 ) -> dict[str, Any]:
     """``{"nearest": [...], "fixes": [...]}`` for ``pod`` on the framework's snapshot."""
     probe = Probe(fwk)
     prep = probe.prepare(pod)
     found = gaps(probe, prep)
-    ctx = WhatIf(probe, prep, found, cluster, registry)
+    ctx = WhatIf(probe, prep, found, cluster, registry, scheduling)
     return {
         "nearest": nearest(found),
         "fixes": [f.to_dict() for f in gather(ctx, PRODUCERS)],

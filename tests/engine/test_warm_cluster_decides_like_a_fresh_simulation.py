@@ -27,7 +27,7 @@ DEMO = Path(scheduler_engine.__file__).parent / "demo" / "gpu-cluster.yaml"
 
 def _fresh(objects: list[dict[str, Any]], pending: dict[str, Any]) -> dict[str, Any]:
     state = build_cluster([*objects, pending])
-    return simulate(state, default_config(), explain=True).to_dict()["results"][0]
+    return simulate(state, default_config(), explain=True, whatif=True).to_dict()["results"][0]
 
 
 def _same(warm: WarmCluster, objects: list[dict[str, Any]], pending: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
-"""A small cluster whose pending pods wait for what nobody provides, one pod per reason."""
+"""Small clusters: pending pods waiting for what nobody provides; two schedulers to collide."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from dashboard.cluster.models import Cluster
@@ -52,5 +53,31 @@ def orphan_objects() -> list[dict[str, Any]]:
 def make_orphan_cluster(name: str = "orphans") -> Cluster:
     cluster = ensure_snapshot_cluster(name, "test")
     result = import_objects(cluster, orphan_objects())
+    assert not result.skipped, result.skipped
+    return cluster
+
+
+# two profiles: kube-scheduler's and a second scheduler's
+TWO_SCHEDULERS = json.dumps(
+    {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler"}, {"schedulerName": "batch-scheduler"}],
+    }
+)
+
+
+def collision_objects() -> list[dict[str, Any]]:
+    """One 8-GPU node; each scheduler has a 6-GPU pod: only one fits (train, then infer)."""
+    a = objects.pod("train", gpus=6)
+    b = objects.pod("infer", gpus=6)
+    b["spec"]["schedulerName"] = "batch-scheduler"
+    b["metadata"]["creationTimestamp"] = "2025-01-01T00:00:01Z"
+    return [objects.node("g1", gpus=8), a, b]
+
+
+def make_collision_cluster(name: str = "collide") -> Cluster:
+    cluster = ensure_snapshot_cluster(name, "test")
+    result = import_objects(cluster, collision_objects())
     assert not result.skipped, result.skipped
     return cluster

@@ -18,7 +18,8 @@ from django.utils import timezone
 from dashboard import conf
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import export_snapshot
-from scheduler_engine import build_cluster
+from scheduler_engine import SchedulerConfig, build_cluster
+from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
 from scheduler_engine.objects.validation import validate_node, validate_pod
@@ -28,7 +29,8 @@ from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
 from .errors import BadInput, NotCancellable
 from .metrics import verdicts
-from .profiles import parse_config
+from .moves import check_moves
+from .profiles import default_engine_config, parse_config
 from .results import ensure_indexes, read_index
 from .workload import expand_workload
 
@@ -124,6 +126,35 @@ def _check_workload(pods: list[dict[str, Any]]) -> None:
     _check_objects(list(distinct.values()), "workload")
 
 
+# the most scheduling cycles a dry-run's caches may lag
+MAX_SCHEDULER_LAG = 1_000_000
+
+
+def _check_scheduler_lag(
+    lag: Any,
+    config: SchedulerConfig | None,
+    version: ProfileVersion | None,
+    hardware_view: bool,
+) -> None:
+    """A whole number of cycles, and a configuration with schedulers to collide."""
+    if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag <= MAX_SCHEDULER_LAG:
+        raise BadInput.one(
+            "scheduler_lag",
+            f"must be a whole number of scheduling cycles, 0 to {MAX_SCHEDULER_LAG}",
+        )
+    if hardware_view:
+        raise BadInput.one("scheduler_lag", "give either scheduler_lag or hardware_view")
+    if config is None:
+        config = parse_config(version.document) if version is not None else default_engine_config()
+    if len(config.profiles) < 2:
+        names = ", ".join(p.scheduler_name for p in config.profiles)
+        raise BadInput.one(
+            "scheduler_lag",
+            "needs a configuration with two or more profiles (schedulerNames) to collide; "
+            f"this one has {names}",
+        )
+
+
 def create_dry_run(
     cluster: Cluster,
     *,
@@ -135,13 +166,36 @@ def create_dry_run(
     seed: int = 0,
     explain: bool = False,
     hardware_view: bool = False,
+    scheduler_lag: int | None = None,
+    cascade_depth: int = 0,
+    moves: Any = None,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
-    """Freeze the cluster state and the workload, validate everything, queue the run."""
+    """Freeze the cluster state and the workload, validate everything, queue the run.
+
+    ``cascade_depth`` (1 to ``SCHEDLAB_CASCADE_MAX_DEPTH``; 0: off) follows
+    preemption's cascade (``summary.cascade``, docs/cascades.md).
+    ``moves`` (``[{"pod": "ns/name", "from": node, "to": node}]``) are applied
+    by the worker before scheduling: a defragmentation plan tried out.
+    """
+    limit = min(conf.cascade_max_depth(), MAX_CASCADE_DEPTH)
+    if (
+        isinstance(cascade_depth, bool)
+        or not isinstance(cascade_depth, int)
+        or not 0 <= cascade_depth <= limit
+    ):
+        raise BadInput.one(
+            "cascade_depth", f"must be between 0 and {limit} (SCHEDLAB_CASCADE_MAX_DEPTH)"
+        )
     if profile_version is not None and inline_config:
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
+    config = None
     if inline_config:
-        parse_config(inline_config, prefix="inline_config")
+        config = parse_config(inline_config, prefix="inline_config")
+    if scheduler_lag is not None:
+        if cascade_depth:
+            raise BadInput.one("scheduler_lag", "give either scheduler_lag or cascade_depth")
+        _check_scheduler_lag(scheduler_lag, config, profile_version, hardware_view)
     pods = expand_workload(workload)
     if pods:
         _check_workload([p for p in pods if p.get("kind") == "Pod"])
@@ -159,6 +213,7 @@ def create_dry_run(
         resource_versions = dict(cluster.resource_versions or {})
     else:
         raise BadInput.one("source", 'must be "mirror" or "snapshot"')
+    checked_moves = check_moves(moves, objects + pods)
     data = codec.pack(objects + pods)
     with transaction.atomic():
         run = DryRun.objects.create(
@@ -175,6 +230,9 @@ def create_dry_run(
             seed=seed,
             explain=explain,
             hardware_view=hardware_view,
+            scheduler_lag=scheduler_lag,
+            cascade_depth=cascade_depth,
+            moves=checked_moves,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

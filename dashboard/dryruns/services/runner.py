@@ -20,6 +20,7 @@ from django.utils import timezone
 from dashboard import conf
 from dashboard.cluster.services import broadcast
 from scheduler_engine import SchedulerConfig, build_cluster, simulate
+from scheduler_engine.collisions import simulate_colliding
 from scheduler_engine.errors import InputError
 from scheduler_engine.hardware_view import simulate_hardware_view
 
@@ -29,6 +30,7 @@ from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
 from .metrics import fleet_metrics
+from .moves import apply_moves
 from .profiles import default_engine_config, parse_config
 from .results import index_fields, store_indexes
 
@@ -188,7 +190,7 @@ def _run(run: DryRun) -> None:
     try:
         t0 = time.perf_counter()
         objects = codec.unpack(run.snapshot)
-        state = build_cluster(objects, source="snapshot")
+        state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
@@ -200,7 +202,21 @@ def _run(run: DryRun) -> None:
             "registry": conf.engine_registry(),
             "controllers": True,
         }
-        if run.hardware_view:
+        if run.cascade_depth:
+            options["cascade_depth"] = run.cascade_depth
+        if run.scheduler_lag is not None:
+            # each profile a scheduler of its own, its cache lagging: what the kubelet refuses
+            doc = simulate_colliding(
+                state,
+                config,
+                lag_cycles=run.scheduler_lag,
+                seed=run.seed,
+                registry=options["registry"],
+                controllers=True,
+                progress=options["progress"],
+            )
+            summary = {**doc["summary"], "collisions": doc["collisions"]}
+        elif run.hardware_view:
             # the scheduler's view, then the hardware's: placements the first makes on
             # GPUs that do not exist, and pods the two place differently
             doc = simulate_hardware_view(state, config, **options)
@@ -208,6 +224,8 @@ def _run(run: DryRun) -> None:
         else:
             doc = simulate(state, config, **options).to_dict()
             summary = doc["summary"]
+        if run.moves:
+            summary["moves"] = list(run.moves)
         t2 = time.perf_counter()
         results = [compact_result(r) for r in doc["results"]]
         if run.explain and not explain:

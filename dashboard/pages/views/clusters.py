@@ -7,6 +7,7 @@ live.js re-fetches to catch up after a websocket reconnect or a large change.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -25,6 +26,7 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import live
 from dashboard.explain.events import event_rows
+from dashboard.explain.orphans import unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
 from dashboard.pages.views.gangs import gang_rows
@@ -74,8 +76,46 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
         "overview": selectors.overview(cluster),
         "reasons": reasons,
         "reasons_source": source,
+        **_unschedulable_context(cluster),
     }
     return render(request, "dashboard/overview.html", context)
+
+
+def _unschedulable_context(cluster: Cluster) -> dict[str, Any]:
+    found = unschedulable(cluster)
+    for o in found["orphans"]:
+        o["namespace"], _, o["name"] = o["pod"].partition("/")
+    return {
+        "unschedulable": found,
+        "declared_text": "\n".join(found["declaredSchedulers"]),
+        "gates_text": "\n".join(found["gateControllers"]),
+    }
+
+
+def _lines(raw: str) -> list[str]:
+    return [line.strip() for line in raw.splitlines() if line.strip()]
+
+
+@login_required
+@require_POST
+def unschedulable_settings(request: HttpRequest, name: str) -> HttpResponse:
+    """Store the declared schedulers and gate-removing controllers (one name per line)."""
+    cluster = _cluster(name)
+    back = reverse("pages:cluster-detail", args=[cluster.name]) + "#unschedulable-h"
+    if not has_role(request.user, OPERATOR):
+        messages.error(request, "Changing the declarations needs the operator role.")
+        return redirect(back)
+    data = {
+        "declaredSchedulers": _lines(request.POST.get("declared_schedulers", "")),
+        "gateControllers": _lines(request.POST.get("gate_controllers", "")),
+    }
+    try:
+        update_settings(cluster, data)
+    except BadInput as exc:
+        messages.error(request, f"Not saved: {exc}")
+    else:
+        messages.success(request, "Declarations saved.")
+    return redirect(back)
 
 
 @login_required
@@ -195,6 +235,7 @@ def pod_explanation_fragment(
             "chart": explanation.chart,
             "events": events,
             "pending_reasons": reasons,
+            "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
 
@@ -217,6 +258,25 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    fix = None
+    raw_fix = request.POST.get("fix", "").strip()
+    if raw_fix:
+        fix = live.verified_fix(cluster, namespace, pod, raw_fix)
+        if fix is None:
+            messages.error(
+                request,
+                f"Could not start the dry-run: fix: no verified change {raw_fix!r} "
+                "for this pod now (the cluster may have changed; see the list again)",
+            )
+            return redirect(back)
+    moves = None
+    raw_moves = request.POST.get("moves", "").strip()
+    if raw_moves:
+        try:
+            moves = json.loads(raw_moves)
+        except ValueError:
+            messages.error(request, "Could not start the dry-run: moves: not JSON")
+            return redirect(back)
     try:
         run = start_pod_dry_run(
             cluster,
@@ -224,7 +284,9 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             pod,
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
+            moves=moves,
             user=request.user,
+            fix=fix,
         )
     except (BadInput, LookupError) as exc:
         messages.error(request, f"Could not start the dry-run: {exc}")

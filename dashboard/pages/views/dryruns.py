@@ -145,6 +145,7 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
             run, (pending_no - 1) * PENDING_PER_PAGE, PENDING_PER_PAGE
         )
         graph = graphs.preemption_graph(run)
+        cascade = graphs.cascade_graph(run)
         context.update(
             placements=placements,
             page_no=page_no,
@@ -158,6 +159,9 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
             spread=(run.metrics or {}).get("after", {}).get("spreadPerZone", {}),
             graph=graph,
             figure=graph["figure"] if graph else None,
+            cascade=run.summary.get("cascade"),
+            cascade_graph=cascade,
+            cascade_figure=cascade["figure"] if cascade else None,
             rejections=graphs.rejections(run)[:REJECTION_ROWS],
             active=selectors.active_application(run.cluster),
         )

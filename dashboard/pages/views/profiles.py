@@ -257,6 +257,10 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Freeze the cluster as mirrored now and queue a dry-run of this version on it."""
     require_role(request, OPERATOR)
     version, cluster, back = _version_on_cluster(request, pk, number)
+    raw_lag = request.POST.get("scheduler_lag", "").strip()
+    if raw_lag and not (raw_lag.isascii() and raw_lag.isdigit()):
+        messages.error(request, "Dry-run not started: scheduler_lag: must be a whole number")
+        return redirect(back)
     try:
         run = dryrun_services.create_dry_run(
             cluster,
@@ -264,6 +268,7 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             source=DryRun.Source.MIRROR,
             explain=request.POST.get("explain", "on") == "on",
             hardware_view=request.POST.get("hardware_view") == "on",
+            scheduler_lag=int(raw_lag) if raw_lag else None,
             user=request.user,
         )
     except BadInput as exc:

@@ -9,12 +9,16 @@ import pytest
 from scheduler_engine import build_cluster, simulate
 from scheduler_engine.plugins.defaultpreemption import filter_pods_with_pdb_violation
 from scheduler_engine.whatif.defrag import MAX_MOVES, plan_defragmentation
-from scheduler_engine.whatif.moves import is_movable, replaced, with_moves
+from scheduler_engine.whatif.moves import Scheduling, is_movable, replaced, with_moves
 
 from .helpers import gpu_node, owned, pdb, pending
 
 KINDS = ["ReplicaSet", "ReplicaSet", "StatefulSet", "Job", None, "DaemonSet"]
 SEEDS = range(40)
+
+
+def _sched(seed=0):
+    return Scheduling.with_defaults(simulate, seed=seed)
 
 
 def _cluster(seed: int):
@@ -42,7 +46,7 @@ def plans():
     out = []
     for seed in SEEDS:
         cluster = _cluster(seed)
-        out.append((seed, cluster, plan_defragmentation(cluster, "default/train", seed=seed)))
+        out.append((seed, cluster, plan_defragmentation(cluster, "default/train", _sched(seed))))
     return out
 
 
@@ -89,7 +93,7 @@ def test_a_pod_that_schedules_as_it_is_gets_no_plan(plans):
 
 def test_plans_are_deterministic(plans):
     for seed, cluster, plan in plans[:10]:
-        again = plan_defragmentation(cluster, "default/train", seed=seed)
+        again = plan_defragmentation(cluster, "default/train", _sched(seed))
         assert (again and again.to_fix()) == (plan and plan.to_fix()), seed
 
 

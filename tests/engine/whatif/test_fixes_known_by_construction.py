@@ -167,3 +167,17 @@ def test_a_scheduled_pod_carries_no_what_if():
     objs = cluster_objects(make_node("n").cap(cpu=4, memory="8Gi"), make_pod("p").req(cpu=1))
     r = explained(objs, "default/p")
     assert r["status"] == "Scheduled" and "nearest" not in r and "fixes" not in r
+
+
+def test_a_change_on_a_tainted_node_carries_the_toleration_it_also_needs():
+    objs = cluster_objects(
+        make_node("gpu").cap(cpu=16, memory="64Gi", gpu=8).taint("nvidia.com/gpu", "present"),
+        make_pod("busy").req(cpu=1).gpu(6).node("gpu").toleration("nvidia.com/gpu"),
+        make_pod("train").req(cpu=1).gpu(4),
+    )
+    r = explained(objs, "default/train")
+    assert "toleration" not in by_kind(r)  # a toleration alone does not make it fit
+    fix = by_kind(r)["requests"]
+    assert fix["patch"]["spec"]["tolerations"][0]["key"] == "nvidia.com/gpu"
+    assert "add the toleration(s) nvidia.com/gpu=present:NoSchedule" in fix["summary"]
+    assert status_after(objs, "default/train", fix)["node"] == "gpu"

@@ -1,0 +1,121 @@
+"""Explanations on the warm state, in-process: p50/p95 alone and right after a mirror batch.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \
+    .venv/bin/python benchmarks/explain_warm.py [--cluster bench-pages --samples 60]
+        [--batch 500 --batches 10] [--profile FILE]
+
+Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
+5,000 nodes / 50,000 pods; ``benchmarks/mirror.py`` leaves ``bench`` in
+``schedlab_bench``, 15,000 / 150,000). Builds this process's warm copy
+(``dashboard.explain.live``), then times ``explain_pod`` for --samples pending
+pods in turn (what the explanation endpoint does, without HTTP). Then, --batches
+times: --batch running pods are rewritten through the mirror's writer
+(``apply_changes``: new resourceVersion, new annotation) and the next
+explanation is timed, which first brings the warm copy up to date.
+``--profile FILE`` writes a cProfile of the warm explanations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.common import pct  # noqa: E402
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
+os.environ.setdefault("DJANGO_DEBUG", "0")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cluster", default="bench-pages")
+    ap.add_argument("--samples", type=int, default=60)
+    ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--batches", type=int, default=10)
+    ap.add_argument("--profile", default="")
+    args = ap.parse_args()
+
+    import django
+
+    django.setup()
+    from dashboard.cluster.kinds import KINDS
+    from dashboard.cluster.models import Cluster, Pod
+    from dashboard.cluster.services.cluster_state import Changes, apply_changes
+    from dashboard.explain import live
+
+    cluster = Cluster.objects.get(name=args.cluster)
+    pending = list(
+        Pod.objects.filter(cluster=cluster, node_name="")
+        .order_by("id")
+        .values_list("namespace", "name")[:500]
+    )
+    assert pending, "no pending pod to explain"
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    t0 = time.perf_counter()
+    live.warm_cluster(cluster)
+    print(f"warm copy built in {time.perf_counter() - t0:.1f} s: {live.warm_stats(cluster)}")
+
+    cpu: list[float] = []
+
+    def explain(i: int) -> float:
+        ns, name = pending[i % len(pending)]
+        t, c = time.perf_counter(), time.process_time()
+        live.explain_pod(cluster, ns, name)
+        cpu.append(time.process_time() - c)
+        return time.perf_counter() - t
+
+    explain(0)  # first use of the config, registry
+    prof = cProfile.Profile(time.process_time) if args.profile else None
+    if prof:
+        prof.enable()
+    cpu.clear()
+    times = [explain(i) for i in range(1, args.samples + 1)]
+    if prof:
+        prof.disable()
+        prof.dump_stats(args.profile)
+    ms = 1000
+    print(
+        f"warm: {len(times)} explanations, p50 {pct(times, 0.5) * ms:.0f} ms, "
+        f"p95 {pct(times, 0.95) * ms:.0f} ms, max {max(times) * ms:.0f} ms; "
+        f"CPU p50 {pct(cpu, 0.5) * ms:.0f} ms, p95 {pct(cpu, 0.95) * ms:.0f} ms",
+        flush=True,
+    )
+
+    if args.batches:
+        spec = next(s for s in KINDS if s.kind == "Pod")
+        running = list(
+            Pod.objects.filter(cluster=cluster)
+            .exclude(node_name="")
+            .order_by("id")[: args.batch * args.batches]
+        )
+        after, refresh = [], []
+        for b in range(args.batches):
+            changes = Changes()
+            for row in running[b * args.batch : (b + 1) * args.batch]:
+                meta = row.obj.setdefault("metadata", {})
+                meta.setdefault("annotations", {})["bench/touched"] = str(time.time())
+                rv = int(row.resource_version or 0) + 1
+                row.resource_version = meta["resourceVersion"] = str(rv)
+                changes.upsert(spec, row)
+            apply_changes(cluster.pk, changes)
+            time.sleep(live.conf.explain_recheck_seconds())  # the next request checks
+            after.append(explain(b))
+            refresh.append(live.warm_stats(cluster).get("lastRefresh", {}).get("seconds", 0.0))
+        print(
+            f"after a batch of {args.batch} pod updates: {len(after)} explanations, "
+            f"p50 {pct(after, 0.5) * ms:.0f} ms, p95 {pct(after, 0.95) * ms:.0f} ms, "
+            f"max {max(after) * ms:.0f} ms (refresh p50 {pct(refresh, 0.5) * ms:.0f} ms)"
+        )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
