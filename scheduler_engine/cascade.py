@@ -1,8 +1,8 @@
 """Preemption cascades: what the controllers recreate after preemption, and the chain it starts.
 
 Preemption deletes its victims; a victim that a controller owns comes back
-as a new pending pod (a ReplicaSet's, a Job's or a DaemonSet's under a new
-name, a StatefulSet's under the same one), which is scheduled again and may
+as a new pending pod (a ReplicaSet's, a ReplicationController's, a Job's or
+a DaemonSet's under a new name, a StatefulSet's under the same one), which is scheduled again and may
 preempt others in turn.  :class:`CascadeTracker` follows that chain for
 :func:`scheduler_engine.simulate.simulate` (``cascade_depth``): it gives each
 wave of evictions its depth (one more than its preemptor's), makes the
@@ -39,7 +39,7 @@ __all__ = [
 # the deepest chain anyone may ask to follow (each depth is another wave of scheduling)
 MAX_CASCADE_DEPTH = 20
 # controllers that recreate a deleted pod, and how they name the new one
-RECREATING_KINDS = ("ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+RECREATING_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet", "Job", "DaemonSet")
 # the cause of a victim nobody recreates: no controller, or one this module does not know
 CAUSE_BARE = "bare"
 CAUSE_UNKNOWN = "unknownController"

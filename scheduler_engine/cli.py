@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
         type=_depth,
         default=0,
         metavar="DEPTH",
-        help="follow preemption's cascade: victims a ReplicaSet, StatefulSet, Job or DaemonSet "
-        "owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
+        help="follow preemption's cascade: victims a ReplicaSet, ReplicationController, "
+        "StatefulSet, Job or DaemonSet owns come back as pending pods and are scheduled in turn, down to DEPTH levels of "
         "evictions (summary.cascade)",
     )
     s.add_argument("--format", choices=("json", "table"), default="json")
@@ -295,6 +295,11 @@ def render_table(doc: dict[str, Any]) -> str:
     ]
     for p in (doc.get("hardwareView") or {}).get("phantomPlacements", ()):
         lines.append(f"hardware view: {p['message']}")
+    for f in (doc.get("collisions") or {}).get("refused", ()):
+        lines.append(
+            f"kubelet on {f['node']} refuses {f['pod']} ({f['profile']}): {f['reason']}: "
+            f"{f['message']}"
+        )
     s = doc["summary"]
     counts = ", ".join(f"{k} {v}" for k, v in s.get("counts", {}).items())
     lines.append("")

@@ -334,6 +334,7 @@ def _result(
         "node": node,
         "message": message,
         "profile": profile,
+        "nominatedNode": None,
         "victims": [],
         "kubelet": None,
     }

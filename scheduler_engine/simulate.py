@@ -864,13 +864,16 @@ def _filter_failures(
     first: dict[str, dict[str, str]] = {}
     every: dict[str, list[dict[str, str]]] = {}
     for node, per_plugin in per_node.items():
-        fails = [
-            {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
-            | ({"detail": v["detail"]} if v.get("detail") else {})
-            for pl, v in per_plugin.items()
-            if v.get("code") != "Success"
-        ]
-        if fails:
-            first[node] = fails[0]
-            every[node] = fails
+        fails = None
+        for pl, v in per_plugin.items():
+            if v.get("code") == "Success":
+                continue  # most nodes pass most filters: no list, no dicts for them
+            fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
+            if v.get("detail"):
+                fail["detail"] = v["detail"]
+            if fails is None:
+                fails = every[node] = [fail]
+                first[node] = fail
+            else:
+                fails.append(fail)
     return first, every

@@ -407,8 +407,9 @@ class DryRunCreateSerializer(serializers.Serializer):
         help_text=(
             "Follow preemption's cascade down to this many levels of evictions (0: off; at "
             "most SCHEDLAB_CASCADE_MAX_DEPTH, 10 by default): victims a ReplicaSet (a "
-            "Deployment's too), StatefulSet, Job or DaemonSet owns come back as new pending "
-            "pods and are scheduled in turn. Reported in summary.cascade and at "
+            "Deployment's too), ReplicationController, StatefulSet, Job or DaemonSet owns "
+            "come back as new pending pods and are scheduled in turn. Reported in "
+            "summary.cascade and at "
             "dry-runs/{id}/cascade/."
         ),
     )
@@ -520,6 +521,7 @@ class CascadeEvictionSerializer(serializers.Serializer):
         choices=[
             "ReplicaSet",
             "Deployment",
+            "ReplicationController",
             "StatefulSet",
             "Job",
             "DaemonSet",

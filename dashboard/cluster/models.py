@@ -99,6 +99,14 @@ class KubeObject(models.Model):
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
 
+def _stamps_index(name: str) -> models.Index:
+    """What an explanation's change check reads (per cluster: rows, sum of ids, sum of
+    updated_at), so PostgreSQL answers it from the index alone, not the rows' JSON
+    (at 50,000 pods, load average 9 to 10: median 171 -> 128 ms over four A/B runs;
+    dashboard.explain.live._figures)."""
+    return models.Index(fields=["cluster", "id", "updated_at"], name=name)
+
+
 class Namespace(KubeObject):
     phase = models.CharField(max_length=32, blank=True)
 
@@ -122,6 +130,7 @@ class Node(KubeObject):
         constraints = [
             models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="node_unique")
         ]
+        indexes = [_stamps_index("node_cluster_stamps")]
 
 
 class Pod(KubeObject):
@@ -140,7 +149,10 @@ class Pod(KubeObject):
         constraints = [
             models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="pod_unique")
         ]
-        indexes = [models.Index(fields=["cluster", "node_name"], name="pod_cluster_node")]
+        indexes = [
+            models.Index(fields=["cluster", "node_name"], name="pod_cluster_node"),
+            _stamps_index("pod_cluster_stamps"),
+        ]
 
 
 class PodHistory(models.Model):

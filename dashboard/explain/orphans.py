@@ -17,7 +17,7 @@ from dashboard.explain.live import active_config
 from scheduler_engine.objects.podgroup import NATIVE_API_VERSION
 from scheduler_engine.orphans import COSCHEDULING_GROUP, declaration_errors, find_orphans
 
-__all__ = ["settings_of", "unschedulable", "update_settings"]
+__all__ = ["orphans_of_pod", "settings_of", "unschedulable", "update_settings"]
 
 # stored kind → the apiVersion the engine tells the groups apart by
 _KINDS = {
@@ -53,10 +53,11 @@ def update_settings(cluster: Cluster, data: Any) -> dict[str, list[str]]:
     return settings_of(cluster)
 
 
-def _objects(cluster: Cluster) -> list[dict[str, Any]]:
-    rows = ExtraObject.objects.filter(cluster=cluster, kind__in=list(_KINDS)).values_list(
-        "kind", "namespace", "name"
-    )
+def _objects(cluster: Cluster, namespace: str | None = None) -> list[dict[str, Any]]:
+    qs = ExtraObject.objects.filter(cluster=cluster, kind__in=list(_KINDS))
+    if namespace is not None:
+        qs = qs.filter(namespace=namespace)
+    rows = qs.values_list("kind", "namespace", "name")
     return [
         {
             "apiVersion": _KINDS[kind],
@@ -87,3 +88,16 @@ def unschedulable(cluster: Cluster) -> dict[str, Any]:
         "pods": len({o.pod for o in found}),
         "orphans": [o.to_dict() for o in found],
     }
+
+
+def orphans_of_pod(cluster: Cluster, pod: Pod) -> list[dict[str, str]]:
+    """The findings of one pod (none for a pod on a node)."""
+    settings = settings_of(cluster)
+    profiles = [p.scheduler_name for p in active_config(cluster).profiles]
+    found = find_orphans(
+        [pod.obj],
+        _objects(cluster, pod.namespace),
+        served_schedulers={*profiles, *settings["declaredSchedulers"]},
+        gate_controllers=settings["gateControllers"],
+    )
+    return [o.to_dict() for o in found]

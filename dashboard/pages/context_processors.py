@@ -7,6 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from dashboard.cluster.selectors import cluster_names
+from dashboard.pages.views.forms import cascade_max_depth
 from dashboard.roles import ADMIN, OPERATOR, has_role, role_name
 
 __all__ = ["navigation"]
@@ -23,4 +24,5 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         "can_admin": has_role(user, ADMIN),
         # A callable: evaluated only by templates that show the switcher.
         "all_cluster_names": cluster_names,
+        "cascade_max_depth": cascade_max_depth,
     }

@@ -326,12 +326,25 @@ class Framework(FilterLoop):
                 if s is not None and s.code != Code.SUCCESS:
                     return filter_status(s, name)
             return None
+        # recorded: what _call("filter", ...) does, inlined (every node of every
+        # explanation passes here), into the node's entry of the pod's record
+        rec = self.recorder
+        assert rec is not None
+        values = rec.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
         first: Status | None = None
-        node = node_info.name
         for name, filt, _ in filters:
-            s, _ = self._call("filter", pod, node, name, filt, state, pod, node_info)
-            if s is not None and s.code != Code.SUCCESS and first is None:
-                first = s
+            try:
+                s = filt(state, pod, node_info)
+            except Exception as exc:
+                s = plugin_error(exc, name)
+            if s is None:
+                values[name] = {"code": "Success", "reasons": []}
+                continue
+            if s.code != Code.SUCCESS:
+                s = filter_status(s, name)
+                if first is None:
+                    first = s
+            values[name] = status_value(s)
         return first
 
     def run_filter_plugins_with_nominated_pods(
@@ -540,12 +553,13 @@ class Framework(FilterLoop):
     def _record_scores(self, pod: Pod, nodes: Sequence[NodeInfo], res: ScoreResult) -> None:
         rec = self.recorder
         assert rec is not None
+        per_node = rec.pod(pod.key).setdefault("score", {})
         for name in res.plugins:
             w = res.weights[name]
             raw, norm = res.raw[name].tolist(), res.normalized[name].tolist()
             for i, ni in enumerate(nodes):
                 value = {"raw": raw[i], "normalized": norm[i], "weighted": norm[i] * w}
-                rec.record(pod.key, "score", ni.name, name, value)
+                per_node.setdefault(ni.name, {})[name] = value
 
     # -- Reserve / Permit ---------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node: str) -> Status | None:

@@ -14,7 +14,7 @@ import heapq
 import itertools
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -324,13 +324,15 @@ def _candidates(
     max_moves: int,
     want: int,
     stay: frozenset[str] = frozenset(),
+    only: Collection[str] | None = None,
 ) -> list[_Candidate]:
-    """Move sets on every node, cheapest first, bounded by ``want`` and the lower bounds.
+    """Move sets on every node (or those in ``only``), cheapest first, bounded by ``want``.
 
     Nodes are taken by the fewest pods that could cover what the pending pod
-    lacks there; a pod counts as movable once it is known to fit on another
-    node as the cluster stands and its eviction alone (with ``already``
-    moved) breaks no PodDisruptionBudget.
+    lacks there.  A node that does not fit the pod even with every
+    controller-owned pod gone is dropped; then a pod counts as movable once it
+    is known to fit on another node as the cluster stands and its eviction
+    alone (with ``already`` moved) breaks no PodDisruptionBudget.
     """
     prepared = probe.prepare(pod)
     if prepared is None:
@@ -342,6 +344,8 @@ def _candidates(
     info: dict[int, tuple[NodeInfo, list[Pod], dict[str, int]]] = {}
     for ni in probe.snapshot.node_info_list:
         if subset is not None and ni.name not in subset:
+            continue
+        if only is not None and ni.name not in only:
             continue
         movable = sorted(
             (p for p in ni.pods if is_movable(p) and p.key not in exclude), key=lambda p: p.key
@@ -367,11 +371,17 @@ def _candidates(
 
     found: list[_Candidate] = []
     enumerated = 0
+    # nodes that fit the pod once every controller-owned pod is gone
+    hopeful: set[int] = set()
     while heap and enumerated < 4 * want:
         low, index = heapq.heappop(heap)
         if len(found) >= want and low > max(len(c.pods) for c in found):
             break
         ni, movable, demand = info[index]
+        if index not in hopeful:
+            if not probe.fits_without(fwk, state, pod, ni, movable):
+                continue
+            hopeful.add(index)
         pool = [p for p in movable if can_move(p)]
         new_low = fewest_pods(pool, demand) if pool else None
         if new_low is None or new_low > max_moves:
@@ -379,8 +389,8 @@ def _candidates(
         if new_low > low:
             heapq.heappush(heap, (new_low, index))
             continue
-        # every pod that stays must leave room: check once with the whole pool gone
-        if not probe.fits_without(fwk, state, pod, ni, pool):
+        # the pods that cannot move stay: check once with only the rest gone
+        if len(pool) < len(movable) and not probe.fits_without(fwk, state, pod, ni, pool):
             continue
         enumerated += 1
         found += _sets_on_node(probe, prepared, pod, ni, pool, demand, low, max_moves, 2)
@@ -435,12 +445,14 @@ def plan_defragmentation(
     *,
     max_moves: int = MAX_MOVES,
     max_candidates: int = MAX_CANDIDATES,
+    nodes: Collection[str] | None = None,
 ) -> DefragPlan | None:
     """The cheapest verified plan of moves after which the pending pod ``pod_key`` fits.
 
     ``sched`` runs the scheduler (``Scheduling(config, registry, seed,
     simulate)``).  A pod of a gang brings its pending siblings: the plan makes
-    room for all of them.  None when the pod (or gang) schedules already, or
+    room for all of them.  ``nodes``, if given, are the only nodes room is
+    made on (moved pods may go anywhere).  None when the pod (or gang) schedules already, or
     no plan within the bounds was found.  Raises ``KeyError`` for a pod that
     is not pending in the cluster.
     """
@@ -457,7 +469,7 @@ def plan_defragmentation(
     moves: list[Move] = []
     freed: list[str] = []
     for member in gang:
-        work, step = _place_member(work, member, moves, sched, max_moves, max_candidates)
+        work, step = _place_member(work, member, moves, sched, max_moves, max_candidates, nodes)
         if step is None:
             return None
         if step:
@@ -478,6 +490,7 @@ def _place_member(
     sched: Scheduling,
     max_moves: int,
     max_candidates: int,
+    nodes: Collection[str] | None,
 ) -> tuple[ClusterState, list[Move] | None]:
     """The cluster with ``member`` bound and the moves that made room ([] if none were needed)."""
     probe = _Probe(work, sched.config, sched.registry, sched.seed)
@@ -491,7 +504,7 @@ def _place_member(
     # the gang's running members stay where they are
     groups = _group_keys(member)
     stay = frozenset(p.key for p in work.pods if p.node_name and groups & _group_keys(p))
-    for cand in _candidates(probe, member, already, max_moves, max_candidates, stay):
+    for cand in _candidates(probe, member, already, max_moves, max_candidates, stay, nodes):
         if pdb_violations(work, [*already, *cand.pods]):
             continue
         step = _relocate(work, cand, sched)

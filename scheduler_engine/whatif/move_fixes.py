@@ -4,8 +4,8 @@ The producer is cheap until it is verified: it yields one candidate whose
 cost is the least any plan could have (the fewest pods that could make room
 on a node, by their requests), and only :func:`~.fixes.gather` reaching it
 in cost order runs the search, which fills in the plan it verified.  It is
-tried only for pods that request GPUs and that some node rejects for
-resources alone.
+tried only for pods that request GPUs, and room is made only on the nodes
+that reject the pod for resources alone (``NodeResourcesFit``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ __all__ = ["move_candidates"]
 RESOURCES_ONLY = "NodeResourcesFit"
 
 
-def _fewest_moves(ctx: WhatIf) -> int | None:
+def _fewest_moves(ctx: WhatIf, nodes: set[str]) -> int | None:
     best: int | None = None
     for ni in ctx.probe.snapshot.node_info_list:
+        if ni.name not in nodes:
+            continue
         movable = [p for p in ni.pods if is_movable(p)]
         if not movable:
             continue
@@ -37,16 +39,18 @@ def move_candidates(ctx: WhatIf) -> Iterable[Candidate]:
     """One candidate plan of moves, searched and verified only when its turn comes."""
     sched = ctx.scheduling
     pod = ctx.pod
-    if sched is None or not gpus_of(pod) or not ctx.only(RESOURCES_ONLY):
+    if sched is None or not gpus_of(pod):
         return
-    low = _fewest_moves(ctx)
+    # the nodes that lack only resources for it: room is made on one of those
+    nodes = {g.node for g in ctx.only(RESOURCES_ONLY, limit=len(ctx.gaps))}
+    low = _fewest_moves(ctx, nodes) if nodes else None
     if low is None:
         return
     fix = Fix("move", "", None, move_cost(low, 0))
 
     def verify() -> bool:
         try:
-            plan = plan_defragmentation(ctx.cluster, pod.key, sched)
+            plan = plan_defragmentation(ctx.cluster, pod.key, sched, nodes=nodes)
         except KeyError:
             return False
         if plan is None:

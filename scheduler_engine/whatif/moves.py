@@ -71,12 +71,13 @@ class Scheduling:
         *,
         registry: Registry | None = None,
         seed: int = 0,
+        feature_gates: Mapping[str, bool] | None = None,
     ) -> Scheduling:
         """``run`` with ``config`` (default: upstream's profile, as ``simulate`` loads it)."""
         registry = registry or default_registry()
         if config is None:
             caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-            config = load_config(None, capabilities=caps)
+            config = load_config(None, capabilities=caps, feature_gates=feature_gates)
         return cls(config, registry, seed, run)
 
     def schedule(self, cluster: ClusterState) -> SimulationResult:

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from tests.support.orphan_cluster import EXPECTED, make_orphan_cluster
 
-from .conftest import log_in
+from .conftest import log_in, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +34,8 @@ def test_each_orphan_shows_with_its_reason_and_a_declaration_clears_it(page, orp
     expect(table.locator('tbody tr[data-reason="UnknownScheduler"]')).to_have_count(0)
     expect(table.locator("tbody tr")).to_have_count(len(EXPECTED) - 1)
     expect(page.locator("#unschedulable")).to_contain_text("volcano (declared)")
+    page.locator("#unschedulable").scroll_into_view_if_needed()
+    screenshot(page, "unschedulable")
     # a name the API server would refuse is not saved, and the field is named
     page.fill("#declared-schedulers", "Volcano!")
     with page.expect_navigation():

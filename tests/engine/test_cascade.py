@@ -227,6 +227,7 @@ def test_a_pdb_that_must_be_violated_is_reported_at_its_depth() -> None:
             "train-3-",
         ),
         ("DaemonSet", "agent", {}, {}, "DaemonSet", False, "agent-"),
+        ("ReplicationController", "legacy", {}, {}, "ReplicationController", False, "legacy-"),
     ],
 )
 def test_each_controller_recreates_its_pod_under_its_own_naming(

@@ -134,6 +134,9 @@ def test_the_cli_reports_collisions(tmp_path, capsys):
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["pod"] for r in doc["collisions"]["refused"]] == ["default/b"]
+    assert main([*argv, "--format", "table"]) == 0
+    table = capsys.readouterr().out
+    assert "kubelet on n1 refuses default/b (batch-scheduler): OutOfcpu: Node didn't" in table
     # one profile: exit 2, one line naming the file and the field
     assert main(["simulate", "--snapshot", str(snap), "--scheduler-lag", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

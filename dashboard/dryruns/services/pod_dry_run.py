@@ -20,6 +20,7 @@ def start_pod_dry_run(
     version: ProfileVersion | None,
     *,
     hardware_view: bool = False,
+    cascade_depth: int = 0,
     user: Any = None,
     fix: dict[str, Any] | None = None,
     moves: Any = None,
@@ -61,6 +62,7 @@ def start_pod_dry_run(
         snapshot=items,
         explain=True,
         hardware_view=hardware_view,
+        cascade_depth=cascade_depth,
         moves=moves,
         user=user,
     )

@@ -1,8 +1,15 @@
-"""Extra workload for a dry-run: Pods as given, or templates expanded into N pods."""
+"""Extra workload for a dry-run: Pods as given, or templates expanded into N pods.
+
+Expanded pods carry their controller's ``ownerReference`` (a Deployment's
+through its ReplicaSet), so a preemption cascade recreates them as their
+controller would.
+"""
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from typing import Any
 
 from dashboard import conf
@@ -14,6 +21,9 @@ __all__ = ["TEMPLATE_KINDS", "expand_workload"]
 
 TEMPLATE_KINDS = ("Job", "Deployment", "StatefulSet", "ReplicaSet", "PodGroup")
 COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
+TEMPLATE_HASH_LABEL = "pod-template-hash"
+# the characters of a pod-template-hash (apimachinery's rand.SafeEncodeString)
+_HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def _replicas(item: dict[str, Any], where: str) -> int:
@@ -55,6 +65,7 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
     _check_pod({"metadata": tpl.get("metadata") or {}, "spec": tpl["spec"]}, tpl_where)
     labels = dict((tpl.get("metadata") or {}).get("labels") or {})
     annotations = dict((tpl.get("metadata") or {}).get("annotations") or {})
+    owner = _controller(item.get("kind"), name, namespace, tpl, labels)
     pods = []
     if item.get("kind") == "PodGroup":
         labels.setdefault(COSCHEDULING_LABEL, name)
@@ -70,12 +81,43 @@ def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:
                     "labels": dict(labels),
                     "annotations": dict(annotations),
                     "uid": f"dryrun-{namespace}-{name}-{i}",
+                    **({"ownerReferences": [dict(owner)]} if owner else {}),
                 },
                 "spec": copy.deepcopy(tpl["spec"]),
                 "status": {"phase": "Pending"},
             }
         )
     return pods
+
+
+def _controller(
+    kind: Any, name: str, namespace: str, tpl: dict[str, Any], labels: dict[str, str]
+) -> dict[str, Any] | None:
+    """The controller ``ownerReference`` the template's kind gives its pods (None: a PodGroup).
+
+    A Deployment's pods belong to its ReplicaSet ``<name>-<pod-template-hash>``,
+    and carry that hash as a label (added to ``labels``), as the Deployment
+    controller makes them; a preemption cascade recreates them through it.
+    """
+    if kind == "Deployment":
+        digest = hashlib.sha256(json.dumps(tpl, sort_keys=True, default=str).encode()).digest()
+        h = "".join(_HASH_ALPHABET[b % len(_HASH_ALPHABET)] for b in digest[:10])
+        labels.setdefault(TEMPLATE_HASH_LABEL, h)
+        kind, api, name = "ReplicaSet", "apps/v1", f"{name}-{labels[TEMPLATE_HASH_LABEL]}"
+    elif kind in ("StatefulSet", "ReplicaSet"):
+        api = "apps/v1"
+    elif kind == "Job":
+        api = "batch/v1"
+    else:
+        return None
+    return {
+        "apiVersion": api,
+        "kind": kind,
+        "name": name,
+        "uid": f"dryrun-{namespace}-{kind.lower()}-{name}",
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def _coscheduling_pod_group(

@@ -26,9 +26,10 @@ from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import live
 from dashboard.explain.events import event_rows
-from dashboard.explain.orphans import unschedulable, update_settings
+from dashboard.explain.orphans import orphans_of_pod, unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
 from dashboard.explain.reading import read_explanation
+from dashboard.pages.views.forms import DEPTH_MESSAGE, cascade_depth_param
 from dashboard.pages.views.gangs import gang_rows
 from dashboard.roles import OPERATOR, has_role
 
@@ -235,6 +236,7 @@ def pod_explanation_fragment(
             "chart": explanation.chart,
             "events": events,
             "pending_reasons": reasons,
+            "orphans": orphans_of_pod(cluster, row) if not row.node_name else [],
             "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
@@ -258,6 +260,10 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
                 request, f"Could not start the dry-run: profile_version: no version {raw!r}"
             )
             return redirect(back)
+    depth = cascade_depth_param(request)
+    if depth is None:
+        messages.error(request, f"Could not start the dry-run: cascade_depth: {DEPTH_MESSAGE}")
+        return redirect(back)
     fix = None
     raw_fix = request.POST.get("fix", "").strip()
     if raw_fix:
@@ -284,6 +290,7 @@ def pod_dry_run(request: HttpRequest, name: str, namespace: str, pod: str) -> Ht
             pod,
             version,
             hardware_view=request.POST.get("hardware_view") == "on",
+            cascade_depth=depth,
             moves=moves,
             user=request.user,
             fix=fix,

@@ -25,6 +25,7 @@ from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
 from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
+from dashboard.pages.views.forms import DEPTH_MESSAGE, cascade_depth_param
 from dashboard.roles import ADMIN, OPERATOR, VIEWER, has_role
 from scheduler_engine.documents import load_json
 from scheduler_engine.errors import InputError
@@ -261,11 +262,16 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     if raw_lag and not (raw_lag.isascii() and raw_lag.isdigit()):
         messages.error(request, "Dry-run not started: scheduler_lag: must be a whole number")
         return redirect(back)
+    depth = cascade_depth_param(request)
+    if depth is None:
+        messages.error(request, f"Dry-run not started: cascade_depth: {DEPTH_MESSAGE}")
+        return redirect(back)
     try:
         run = dryrun_services.create_dry_run(
             cluster,
             profile_version=version,
             source=DryRun.Source.MIRROR,
+            cascade_depth=depth,
             explain=request.POST.get("explain", "on") == "on",
             hardware_view=request.POST.get("hardware_view") == "on",
             scheduler_lag=int(raw_lag) if raw_lag else None,
