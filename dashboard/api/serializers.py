@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
@@ -29,6 +30,21 @@ class StrictSlugField(serializers.SlugField):
 
 
 class ClusterSerializer(serializers.ModelSerializer):
+    # as shown: a mirror that has not stamped heartbeat_at for MIRROR_GONE_SECONDS is "gone"
+    mirror_status = serializers.SerializerMethodField()
+    connected = serializers.SerializerMethodField()
+    last_error = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ChoiceField(choices=Cluster.MirrorStatus.choices))
+    def get_mirror_status(self, cluster: Cluster) -> str:
+        return cluster.shown_health()["mirror_status"]
+
+    def get_connected(self, cluster: Cluster) -> bool:
+        return cluster.shown_health()["connected"]
+
+    def get_last_error(self, cluster: Cluster) -> str:
+        return cluster.shown_health()["last_error"]
+
     class Meta:
         model = Cluster
         fields = [
@@ -41,6 +57,7 @@ class ClusterSerializer(serializers.ModelSerializer):
             "last_event_at",
             "lag_seconds",
             "last_error",
+            "heartbeat_at",
             "resource_versions",
             "unavailable_kinds",
             "created_at",

@@ -8,7 +8,12 @@ and the API filter on. Columns are derived from ``obj`` by
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from scheduler_engine.orphans import DEFAULT_GATE_CONTROLLERS
 
@@ -42,6 +47,8 @@ class Cluster(models.Model):
         WATCHING = "watching", "watching"
         ERROR = "error", "error"
         STOPPED = "stopped", "stopped"
+        # never written: shown when a running status has no heartbeat (see shown_health)
+        GONE = "gone", "gone"
 
     name = models.SlugField(max_length=100, unique=True)
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.SNAPSHOT)
@@ -63,6 +70,8 @@ class Cluster(models.Model):
     resource_versions = models.JSONField(default=dict, blank=True)
     # Kinds the API server does not serve (e.g. resource.k8s.io on a cluster without DRA).
     unavailable_kinds = models.JSONField(default=list, blank=True)
+    # Stamped by the running mirror every MIRROR_HEARTBEAT_SECONDS, changes or not.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     # what is known to serve pending pods besides the active profile (docs/orphans.md):
     # scheduler names of other schedulers ("volcano"), and the scheduling gates some
     # controller removes (exact names, or a prefix ending in "*")
@@ -78,6 +87,40 @@ class Cluster(models.Model):
     @property
     def is_live(self) -> bool:
         return self.source != self.Source.SNAPSHOT
+
+    def shown_health(self, now: datetime | None = None) -> dict[str, Any]:
+        """mirror_status, connected and last_error as pages and the API show them.
+
+        What the mirror last wrote, unless it says it is running (connecting,
+        syncing, watching, error) and has not stamped ``heartbeat_at`` for
+        ``MIRROR_GONE_SECONDS``: a SIGKILLed or frozen mirror writes nothing
+        more, so it is shown as gone, with when it was last heard of.
+        """
+        shown = {
+            "mirror_status": self.mirror_status,
+            "connected": self.connected,
+            "last_error": self.last_error,
+        }
+        running = (
+            self.MirrorStatus.CONNECTING,
+            self.MirrorStatus.SYNCING,
+            self.MirrorStatus.WATCHING,
+            self.MirrorStatus.ERROR,
+        )
+        if not self.is_live or self.mirror_status not in running:
+            return shown
+        now = now or timezone.now()
+        beat = self.heartbeat_at
+        silent = (now - beat).total_seconds() if beat is not None else None
+        if silent is not None and silent <= settings.MIRROR_GONE_SECONDS:
+            return shown
+        since = f"since {beat:%Y-%m-%d %H:%M:%S} UTC" if beat is not None else "ever"
+        gone = f"mirror not running: no heartbeat {since}"
+        return {
+            "mirror_status": self.MirrorStatus.GONE,
+            "connected": False,
+            "last_error": f"{gone}; last said: {self.last_error}" if self.last_error else gone,
+        }
 
 
 class KubeObject(models.Model):

@@ -260,13 +260,13 @@ def _holding() -> Q:
 
 
 def mirror_health(cluster: Cluster) -> dict[str, Any]:
+    """The health as shown: a mirror silent for MIRROR_GONE_SECONDS is "gone"."""
     return {
-        "mirror_status": cluster.mirror_status,
-        "connected": cluster.connected,
+        **cluster.shown_health(),
         "last_event_at": cluster.last_event_at.isoformat() if cluster.last_event_at else None,
         "last_sync_at": cluster.last_sync_at.isoformat() if cluster.last_sync_at else None,
+        "heartbeat_at": cluster.heartbeat_at.isoformat() if cluster.heartbeat_at else None,
         "lag_seconds": cluster.lag_seconds,
-        "last_error": cluster.last_error,
     }
 
 

@@ -172,6 +172,11 @@ MIRROR_BACKOFF_BASE = env_float("MIRROR_BACKOFF_BASE", 0.5)
 MIRROR_BACKOFF_MAX = env_float("MIRROR_BACKOFF_MAX", 30.0)
 MIRROR_BATCH_SECONDS = env_float("MIRROR_BATCH_SECONDS", 0.05)
 MIRROR_WATCH_TIMEOUT = env_int("MIRROR_WATCH_TIMEOUT", 300)
+# The mirror stamps its cluster row's heartbeat_at this often, changes or not; a
+# cluster whose mirror has not stamped it for MIRROR_GONE_SECONDS is shown as
+# "gone" (a killed mirror cannot say "stopped").
+MIRROR_HEARTBEAT_SECONDS = env_float("MIRROR_HEARTBEAT_SECONDS", 5.0)
+MIRROR_GONE_SECONDS = env_float("MIRROR_GONE_SECONDS", 30.0)
 
 # A demo snapshot shipped by the engine; loaded by `make run`.
 DEMO_SNAPSHOT = env_str(

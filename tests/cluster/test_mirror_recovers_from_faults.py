@@ -168,7 +168,7 @@ def test_failed_database_writes_show_in_the_health_until_one_succeeds():
     assert health.last_error_wall is not None  # stored as last_error_at
 
 
-def _mirror_process(kubeconfig) -> subprocess.Popen:
+def _mirror_process(kubeconfig, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
     db = connection.settings_dict
     env = {
         **os.environ,
@@ -176,6 +176,7 @@ def _mirror_process(kubeconfig) -> subprocess.Popen:
         "SCHEDLAB_TEST_ID": settings.TEST_ID,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "MIRROR_PAGE_SIZE": "5",  # many small pages: a sync long enough to cut in two
+        **(extra_env or {}),
     }
     return subprocess.Popen(
         [sys.executable, "manage.py", "mirror", "--cluster", "live", "--kubeconfig", kubeconfig],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from django.db import OperationalError
 
@@ -74,3 +75,25 @@ def test_a_relist_removes_what_disappeared_while_batches_were_in_flight(
         timeout=30,
         what="deletes reconciled",
     )
+
+
+def test_watching_is_shown_only_once_every_list_is_stored(
+    kube, live_cluster, start_mirror, monkeypatch
+):
+    """A slow database: the informers list and watch long before their rows are stored.
+
+    The cluster must say "syncing" until then, or a page (or a test) trusting
+    "watching" reads an empty mirror.
+    """
+    for i in range(5):
+        kube.apply(b.pod(f"p{i}"))
+    real = cluster_state.apply_changes
+
+    def slow(cluster_id, changes):
+        time.sleep(1.5)
+        return real(cluster_id, changes)
+
+    monkeypatch.setattr("dashboard.cluster.mirror.writer.apply_changes", slow)
+    start_mirror(live_cluster)
+    wait_watching(live_cluster, timeout=30)
+    assert len(_stored(live_cluster)) == 5

@@ -48,6 +48,10 @@ class _KindState:
     status: str = Cluster.MirrorStatus.CONNECTING
     error: str = ""
     resource_version: str = ""
+    # lists started by the informer / stored by the writer's database thread:
+    # a kind counts as syncing until the rows of its latest list are in the database
+    listed: int = 0
+    stored: int = 0
 
 
 class MirrorHealth:
@@ -99,6 +103,22 @@ class MirrorHealth:
                 if s.status == Cluster.MirrorStatus.ERROR
             ]
 
+    def list_started(self, kind: str) -> int:
+        """A new list of ``kind`` begins; its number, for :meth:`list_stored`."""
+        with self._lock:
+            state = self._kinds[kind]
+            state.listed += 1
+            self.version += 1
+            return state.listed
+
+    def list_stored(self, kind: str, generation: int) -> None:
+        """The database holds what list number ``generation`` of ``kind`` found."""
+        with self._lock:
+            state = self._kinds[kind]
+            if generation > state.stored:
+                state.stored = generation
+                self.version += 1
+
     def synced(self, kind: str, resource_version: str) -> None:
         with self._lock:
             self._kinds[kind].resource_version = resource_version
@@ -125,7 +145,12 @@ class MirrorHealth:
         with self._lock:
             states = list(self._kinds.items())
         failing = [(k, s.error) for k, s in states if s.status == Cluster.MirrorStatus.ERROR]
-        statuses = {s.status for _, s in states}
+        statuses = {
+            Cluster.MirrorStatus.SYNCING
+            if s.status == Cluster.MirrorStatus.WATCHING and s.stored < s.listed
+            else s.status
+            for _, s in states
+        }
         for status in (
             Cluster.MirrorStatus.ERROR,
             Cluster.MirrorStatus.CONNECTING,

@@ -66,6 +66,7 @@ class Informer(threading.Thread):
 
     def _list(self, client: KubeClient) -> str:
         self.shared.health.set(self.spec.key, Cluster.MirrorStatus.SYNCING)
+        generation = self.shared.health.list_started(self.spec.key)
         self._put(messages.ListStart(self.spec))
         token, rv, count = "", "", 0
         while True:
@@ -78,7 +79,7 @@ class Informer(threading.Thread):
                 break
         if self.shared.stop.is_set():
             return rv
-        self._put(messages.ListDone(self.spec, rv))
+        self._put(messages.ListDone(self.spec, rv, generation))
         self.shared.health.synced(self.spec.key, rv)
         log.info(
             "%s: listed %d %s at resourceVersion %s",

@@ -27,6 +27,7 @@ class ListDone:
 
     spec: KindSpec
     resource_version: str
+    generation: int = 0  # MirrorHealth.list_started's number for this list
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,8 @@ class MirrorOptions:
     # /readyz every probe_fast seconds while kinds fail, every probe_slow otherwise
     probe_fast: float = 0.5
     probe_slow: float = 5.0
+    # the cluster row's heartbeat_at is written at least this often
+    heartbeat_seconds: float = 5.0
 
     @classmethod
     def from_settings(cls) -> MirrorOptions:
@@ -37,6 +39,7 @@ class MirrorOptions:
             backoff_base=settings.MIRROR_BACKOFF_BASE,
             backoff_max=settings.MIRROR_BACKOFF_MAX,
             batch_seconds=settings.MIRROR_BATCH_SECONDS,
+            heartbeat_seconds=settings.MIRROR_HEARTBEAT_SECONDS,
         )
 
 

@@ -14,8 +14,10 @@ import time
 from datetime import UTC, datetime
 
 from django.db import DatabaseError, close_old_connections, connections
+from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec, MalformedObject, Row, object_key, object_row
+from ..models import Cluster
 from ..services.cluster_state import Changes, apply_changes, known_versions
 from ..services.clusters import record_health
 from . import messages
@@ -44,9 +46,12 @@ class Writer(threading.Thread):
         self.lag: float | None = None
         self._saved: tuple | None = None
         self._next_health = 0.0
+        self._next_beat = 0.0  # monotonic time the next heartbeat is due
         self.batches = 0  # for tests and the benchmark
         # Batches handed to the database thread: one waiting while one is stored.
-        self._pending: queue.Queue[tuple[Changes, float | None]] = queue.Queue(maxsize=1)
+        self._pending: queue.Queue[tuple[Changes, float | None, list[tuple[str, int]]]] = (
+            queue.Queue(maxsize=1)
+        )
         self._db: threading.Thread | None = None
 
     # -- batching ---------------------------------------------------------
@@ -82,9 +87,11 @@ class Writer(threading.Thread):
             self._skip(spec, exc)
             return None
 
-    def _changes(self, batch: list[object]) -> tuple[Changes, float | None]:
+    def _changes(self, batch: list[object]) -> tuple[Changes, float | None, list[tuple[str, int]]]:
+        """The batch's row changes, its oldest watch event, and the lists it completes."""
         changes = Changes()
         oldest: float | None = None
+        listed: list[tuple[str, int]] = []
         for m in batch:
             spec = m.spec  # type: ignore[attr-defined]
             known = self.known[spec]
@@ -113,6 +120,7 @@ class Writer(threading.Thread):
                 for key in known.keys() - seen:
                     changes.delete(spec, key)
                 self.seen[spec] = None
+                listed.append((spec.key, m.generation))
             elif isinstance(m, messages.WatchEvent):
                 oldest = m.received if oldest is None else min(oldest, m.received)
                 if m.type == "DELETED":
@@ -132,7 +140,7 @@ class Writer(threading.Thread):
                         spec.key,
                         m.type,
                     )
-        return changes, oldest
+        return changes, oldest, listed
 
     def _write(self, changes: Changes) -> bool:
         """Store ``changes``, retrying with backoff; False if stopped first."""
@@ -165,13 +173,15 @@ class Writer(threading.Thread):
             for key in keys:
                 known.pop(key, None)
 
-    def _hand_over(self, changes: Changes, oldest: float | None) -> bool:
+    def _hand_over(
+        self, changes: Changes, oldest: float | None, listed: list[tuple[str, int]]
+    ) -> bool:
         self._remember(changes)
         while not self.shared.stop.is_set():
             if self._db is None or not self._db.is_alive():
                 return False
             try:
-                self._pending.put((changes, oldest), timeout=0.2)
+                self._pending.put((changes, oldest, listed), timeout=0.2)
                 return True
             except queue.Full:
                 continue
@@ -182,11 +192,13 @@ class Writer(threading.Thread):
         try:
             while not self.shared.stop.is_set():
                 try:
-                    changes, oldest = self._pending.get(timeout=0.2)
+                    changes, oldest, listed = self._pending.get(timeout=0.2)
                 except queue.Empty:
                     continue
-                if not self._write(changes):
+                if len(changes) and not self._write(changes):
                     break
+                for kind, generation in listed:
+                    self.shared.health.list_stored(kind, generation)
                 if oldest is not None:
                     self.lag = time.monotonic() - oldest
         except Exception:
@@ -199,7 +211,8 @@ class Writer(threading.Thread):
 
     def save_health(self, force: bool = False, **extra: object) -> None:
         now = time.monotonic()
-        if not force and now < self._next_health:
+        beat = now >= self._next_beat  # the heartbeat is due, whatever changed
+        if not force and not beat and now < self._next_health:
             return
         self._next_health = now + HEALTH_INTERVAL
         fields = self.shared.health.summary()
@@ -211,11 +224,19 @@ class Writer(threading.Thread):
             fields["last_error_at"] = _wall(self.shared.health.last_error_wall)
         fields.update(extra)
         snapshot = tuple(sorted((k, repr(v)) for k, v in fields.items()))
-        if snapshot == self._saved and not force:
+        unchanged = snapshot == self._saved and not force
+        if unchanged and not beat:
             return
         try:
-            record_health(self.shared.cluster_id, **fields)
-            self._saved = snapshot
+            if unchanged:
+                # nothing for the pages to hear of: the stamp alone, no broadcast
+                Cluster.objects.filter(pk=self.shared.cluster_id).update(
+                    heartbeat_at=timezone.now()
+                )
+            else:
+                record_health(self.shared.cluster_id, heartbeat_at=timezone.now(), **fields)
+                self._saved = snapshot
+            self._next_beat = now + self.shared.options.heartbeat_seconds
         except DatabaseError as exc:
             log.error("%s: cannot record mirror health: %s", self.shared.cluster_name, exc)
             close_old_connections()
@@ -241,9 +262,9 @@ class Writer(threading.Thread):
                     self.save_health()
                     continue
                 batch = self._collect(first)
-                changes, oldest = self._changes(batch)
-                if len(changes):
-                    if not self._hand_over(changes, oldest):
+                changes, oldest, listed = self._changes(batch)
+                if len(changes) or listed:
+                    if not self._hand_over(changes, oldest, listed):
                         break
                 elif oldest is not None:
                     self.lag = time.monotonic() - oldest
