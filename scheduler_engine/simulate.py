@@ -10,17 +10,19 @@ of the engine CLI's contract (``results`` in queue order, then ``summary``).
 from __future__ import annotations
 
 import copy
+import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
-from .framework.handle import FrameworkHandle, SimulationContext
+from .framework.handle import FrameworkHandle, SimulationContext, WaitingPod
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
 from .framework.pod_group_state import PodGroupStates
@@ -28,7 +30,7 @@ from .framework.recorder import Recorder
 from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
-from .framework.status import Code
+from .framework.status import Code, Status
 from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
@@ -264,6 +266,9 @@ class _Run:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
                 cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
+        # what _settle_waiting last saw: WaitingPod.settled, and the earliest deadline left
+        self._settled_seen = -1
+        self._next_deadline = math.inf
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles
         self.gates = {**FEATURE_GATES, **config.feature_gates}
@@ -281,7 +286,11 @@ class _Run:
                 p for p in work.pods if p.node_name or p.scheduler_name in self.frameworks
             )
             self.group_sched = PodGroupScheduler(
-                self.sched, placements=self.gates["TopologyAwareWorkloadScheduling"]
+                self.sched,
+                placements=self.gates["TopologyAwareWorkloadScheduling"],
+                preempt_group=self._preempt_group
+                if self.gates["WorkloadAwarePreemption"]
+                else None,
             )
 
     # -- step 1: which pending pods enter the queue ------------------------------------
@@ -442,7 +451,7 @@ class _Run:
         if len(self.ctx.evictions) > n_evictions:
             self._record_preempted(pod, n_evictions)
         if att.status == AttemptStatus.WAITING:
-            self.waiting.append((st, att))
+            self._add_waiting(st, att)
         elif att.status != AttemptStatus.SCHEDULED:
             if att.nominated_node is not None:
                 self.ctx.nominate(pod, att.nominated_node)
@@ -504,7 +513,7 @@ class _Run:
         for m, att in zip(members, atts, strict=True):
             self._finished(m, att)
             if att.status == AttemptStatus.WAITING:
-                self.waiting.append((m, att))
+                self._add_waiting(m, att)
             elif att.status != AttemptStatus.SCHEDULED:
                 if att.nominated_node is not None:
                     self.ctx.nominate(m.qpi.pod, att.nominated_node)
@@ -516,13 +525,49 @@ class _Run:
                 continue
             pst.victims.append(e.victim.key)
             if not e.victim.terminating:
-                event = ev.preempted(pst.qpi.pod, e.node)
+                if e.reason == wap.EVICTED_BY_POD_GROUP:
+                    pg = self.ctx.native_pod_groups.get(key)
+                    event = ev.preempted_by_pod_group(pg.raw if pg is not None else {})
+                else:
+                    event = ev.preempted(pst.qpi.pod, e.node)
                 vst = self.states.get(e.victim.key)
                 if vst is not None:
                     vst.events.append(event)
                 self.stream.append({"pod": e.victim.key, **event})
         if self.waiting:
             self._settle_waiting()
+
+    def _preempt_group(
+        self,
+        fwk: Framework,
+        group: PodGroupInfo,
+        pods: list[Pod],
+        try_group: Callable[[], Status | None],
+    ) -> Status | None:
+        """WorkloadAwarePreemption for an unschedulable group (upstream ``runWorkloadAwarePreemption``)."""
+        if "DefaultPreemption" not in fwk.plugins:
+            return Status(Code.UNSCHEDULABLE, wap.MSG_NO_PLUGIN)
+        pg = self.ctx.native_pod_groups.get(f"{group.namespace}/{group.name}")
+        if pg is None:
+            return Status(
+                Code.ERROR,
+                f'failed to get pod group object: podgroup.scheduling.k8s.io "{group.name}" not found',
+            )
+        res = wap.preempt_for_pod_group(
+            pg,
+            pods,
+            self.ctx.snapshot,
+            self.ctx.native_pod_groups,
+            self.ctx.cluster.pdbs,
+            self.ctx.now(),
+            try_group,
+        )
+        if res.status is not None:
+            return res.status
+        for victim in res.victims:
+            if not victim.terminating:
+                self.ctx.evict(victim, pods[0], reason=wap.EVICTED_BY_POD_GROUP)
+        return None
 
     def _worth_another_round(self, st: _PodState) -> bool:
         att = st.attempt
@@ -562,8 +607,18 @@ class _Run:
                 vst.events.append(event)
             self.stream.append({"pod": e.victim.key, **event})
 
+    def _add_waiting(self, st: _PodState, att: Attempt) -> None:
+        self.waiting.append((st, att))
+        d = att.waiting.next_deadline() if att.waiting is not None else None
+        if d is not None and d < self._next_deadline:
+            self._next_deadline = d
+        if att.waiting is not None and att.waiting.status is not None:
+            self._settled_seen = -1  # already decided: look at it
+
     def _settle_waiting(self) -> None:
         """Pods waiting on Permit that were allowed, rejected or timed out finish binding."""
+        if WaitingPod.settled == self._settled_seen and self.ctx.now() < self._next_deadline:
+            return  # nobody was allowed or rejected and no deadline passed: nothing to do
         still: list[tuple[_PodState, Attempt]] = []
         for st, att in self.waiting:
             wp = att.waiting
@@ -576,6 +631,9 @@ class _Run:
             self._finished(st, self.sched.finish_waiting(st.fwk, att))
             st.last_event = len(self.cluster_events)
         self.waiting[:] = still
+        self._settled_seen = WaitingPod.settled
+        deadlines = [a.waiting.next_deadline() for _, a in still if a.waiting is not None]
+        self._next_deadline = min((d for d in deadlines if d is not None), default=math.inf)
 
     # -- step 3: the end of the run ---------------------------------------------------------
     def time_out_waiting_pods(self) -> None:
@@ -739,6 +797,19 @@ class _Run:
                 )
                 view.placements = outcome.placements
                 view.placement = outcome.placement
+                for entry in view.placements:
+                    placed_here = outcome.placement_members.get(str(entry["name"]), [])
+                    entry["reasons"] = count_reasons(
+                        (m.attempt.fit_error, m.attempt.message)
+                        for m in placed_here
+                        if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
+                    )
+                if view.status == "Unschedulable" and len(view.placements) > 1:
+                    # no domain holds the gang: explain it by the domain that came closest
+                    best = max(view.placements, key=lambda e: int(e["placed"]))  # type: ignore[call-overload]
+                    view.placed = int(best["placed"])  # type: ignore[call-overload]
+                    view.reasons = dict(best["reasons"])  # type: ignore[call-overload]
+                    view.domains = {str(best["name"]): view.placed} if view.placed else {}
             elif pg is None:
                 view.status = "PodGroupMissing"
             elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:
