@@ -111,17 +111,7 @@ class _PodState:
 
 def _working_copy(cluster: ClusterState) -> ClusterState:
     """The cluster with pending pods copied: scheduling sets their node and nomination."""
-    pods = [p if p.node_name else copy.copy(p) for p in cluster.pods]
-    return ClusterState(
-        nodes=list(cluster.nodes),
-        pods=pods,
-        priority_classes=dict(cluster.priority_classes),
-        pdbs=list(cluster.pdbs),
-        namespaces=dict(cluster.namespaces),
-        objects={k: list(v) for k, v in cluster.objects.items()},
-        node_topologies=dict(cluster.node_topologies),
-        source=cluster.source,
-    )
+    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 def _default_clock(cluster: ClusterState) -> float:
