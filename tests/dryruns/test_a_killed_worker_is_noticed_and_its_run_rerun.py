@@ -17,7 +17,7 @@ from dashboard import conf
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun, DryRunResultPage
 from dashboard.dryruns.tasks import run_dry_run_task
-from tests.support.fixtures import start_worker
+from tests.support.fixtures import start_worker, stop_worker
 from tests.support.synthetic import fleet
 
 STALE = 2.0
@@ -78,12 +78,7 @@ def test_a_sigkilled_worker_is_noticed_and_the_run_rerun_elsewhere(demo_cluster,
     finally:
         for proc in (first, second):
             if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                stop_worker(proc)
 
 
 def test_a_run_lost_on_its_last_attempt_is_failed(
