@@ -26,11 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import pct  # noqa: E402
+from benchmarks.common import django_env, pct  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
-os.environ.setdefault("DJANGO_DEBUG", "0")
+django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
 
 def main() -> int:

@@ -19,6 +19,7 @@ all but the defragmentation (``move``) one; the figure is the time of the
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -159,6 +160,9 @@ def main() -> None:
     t0 = time.perf_counter()
     warm = WarmCluster(fleet(args.nodes, args.pods_per_node), source="bench")
     built = time.perf_counter() - t0
+    # as dashboard/explain/live.py does once the warm state is built
+    gc.collect()
+    gc.freeze()
     config = default_config()
     want = pending()
     every = report.PRODUCERS

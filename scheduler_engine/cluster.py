@@ -69,6 +69,22 @@ class ClusterState:
         if not self.node_topologies and self.objects.get(NRT_KIND):
             self.node_topologies = index_topologies(self.objects[NRT_KIND], source=self.source)
 
+    def replaced(
+        self, pods: Iterable[Pod] | None = None, nodes: Iterable[Node] | None = None
+    ) -> ClusterState:
+        """A shallow copy (lists and dicts copied, objects shared), with other pods
+        and/or nodes when given."""
+        return ClusterState(
+            nodes=list(self.nodes if nodes is None else nodes),
+            pods=list(self.pods if pods is None else pods),
+            priority_classes=dict(self.priority_classes),
+            pdbs=list(self.pdbs),
+            namespaces=dict(self.namespaces),
+            objects={k: list(v) for k, v in self.objects.items()},
+            node_topologies=dict(self.node_topologies),
+            source=self.source,
+        )
+
     @property
     def running_pods(self) -> list[Pod]:
         return [p for p in self.pods if p.node_name]

@@ -5,7 +5,8 @@ like ``10 of 16 fit, all in zone b; 6 blocked: 4 Insufficient nvidia.com/gpu,
 2 node(s) had untolerated taint(s)``: members that fit counted per domain of
 a node label (the group's topology key, else the zone or node pool label),
 blocked members counted by the reason that rejected most nodes for them
-(the reasons of the ``FailedScheduling`` histogram), and the quorum it lacks.
+(the reasons of the ``FailedScheduling`` histogram; shortfalls before
+reasons no change to the cluster's load can lift), and the quorum it lacks.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .framework.snapshot import Snapshot
+from .framework.status import Code
 from .scheduler.messages import FitError, reason_histogram
 
 __all__ = [
@@ -45,7 +47,15 @@ def blocking_reason(fe: FitError | None, message: str) -> str:
     d = fe.diagnosis
     if d.pre_filter_msg:
         return d.pre_filter_msg
-    hist = reason_histogram(d.node_to_status, fe.num_all_nodes)
+    # nodes turned down for a reason that can change (a shortfall: Unschedulable) say
+    # what blocks the member where it could go; nodes it may never use (taints,
+    # selectors: UnschedulableAndUnresolvable) only when there are no others
+    resolvable: dict[str, int] = {}
+    for st in d.node_to_status.statuses.values():
+        if st.code == Code.UNSCHEDULABLE:
+            for r in st.reasons:
+                resolvable[r] = resolvable.get(r, 0) + 1
+    hist = resolvable or reason_histogram(d.node_to_status, fe.num_all_nodes)
     if not hist:
         return message
     return min(hist.items(), key=lambda kv: (-kv[1], kv[0]))[0]
@@ -159,7 +169,23 @@ def gang_summary(g: GangView) -> str:
         text += f"; released at Permit: {hist}"
     if g.status == "Unschedulable" and g.min_member is not None and g.placed < g.min_member:
         text += f"; needs {g.min_member}, lacks {g.min_member - g.placed}"
+    if g.status == "Unschedulable" and len(g.placements) > 1:
+        text += "; " + _domains_tried(g)
     return text
+
+
+def _domains_tried(g: GangView) -> str:
+    """``3 zones tried, none holds 4: us-east-1a 3 fit (1 Insufficient cpu), ...``."""
+    word = _domain_word(g.domain_key or "")
+    need = g.min_member if g.min_member is not None else len(g.members)
+    parts = []
+    for p in sorted(g.placements, key=lambda e: (-int(e["placed"]), str(e["name"]))):
+        reasons = p.get("reasons") or {}
+        why = ", ".join(
+            f"{c} {r}" for r, c in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        parts.append(f"{p['name']} {p['placed']} fit" + (f" ({why})" if why else ""))
+    return f"{len(g.placements)} {word}s tried, none holds {need}: " + ", ".join(parts)
 
 
 def count_reasons(blocked: Iterable[tuple[FitError | None, str]]) -> dict[str, int]:

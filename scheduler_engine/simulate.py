@@ -10,17 +10,19 @@ of the engine CLI's contract (``results`` in queue order, then ``summary``).
 from __future__ import annotations
 
 import copy
+import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
-from .framework.handle import FrameworkHandle, SimulationContext
+from .framework.handle import FrameworkHandle, SimulationContext, WaitingPod
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
 from .framework.pod_group_state import PodGroupStates
@@ -28,23 +30,22 @@ from .framework.recorder import Recorder
 from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
-from .framework.status import Code
+from .framework.status import Code, Status
 from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
+from .pod_result import pod_result
 from .results import (
     STATUS_ERROR,
     STATUS_SCHEDULED,
     STATUS_SKIPPED,
     STATUS_UNSCHEDULABLE,
-    STATUSES,
     PodResult,
     PodStatus,
     SimulationResult,
 )
 from .scheduler import events as ev
-from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
@@ -110,17 +111,7 @@ class _PodState:
 
 def _working_copy(cluster: ClusterState) -> ClusterState:
     """The cluster with pending pods copied: scheduling sets their node and nomination."""
-    pods = [p if p.node_name else copy.copy(p) for p in cluster.pods]
-    return ClusterState(
-        nodes=list(cluster.nodes),
-        pods=pods,
-        priority_classes=dict(cluster.priority_classes),
-        pdbs=list(cluster.pdbs),
-        namespaces=dict(cluster.namespaces),
-        objects={k: list(v) for k, v in cluster.objects.items()},
-        node_topologies=dict(cluster.node_topologies),
-        source=cluster.source,
-    )
+    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 def _default_clock(cluster: ClusterState) -> float:
@@ -264,6 +255,9 @@ class _Run:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
                 cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
+        # what _settle_waiting last saw: WaitingPod.settled, and the earliest deadline left
+        self._settled_seen = -1
+        self._next_deadline = math.inf
         self.rounds = 0
         # the native workload API (GenericWorkload): pod-group cycles
         self.gates = {**FEATURE_GATES, **config.feature_gates}
@@ -281,7 +275,11 @@ class _Run:
                 p for p in work.pods if p.node_name or p.scheduler_name in self.frameworks
             )
             self.group_sched = PodGroupScheduler(
-                self.sched, placements=self.gates["TopologyAwareWorkloadScheduling"]
+                self.sched,
+                placements=self.gates["TopologyAwareWorkloadScheduling"],
+                preempt_group=self._preempt_group
+                if self.gates["WorkloadAwarePreemption"]
+                else None,
             )
 
     # -- step 1: which pending pods enter the queue ------------------------------------
@@ -442,7 +440,7 @@ class _Run:
         if len(self.ctx.evictions) > n_evictions:
             self._record_preempted(pod, n_evictions)
         if att.status == AttemptStatus.WAITING:
-            self.waiting.append((st, att))
+            self._add_waiting(st, att)
         elif att.status != AttemptStatus.SCHEDULED:
             if att.nominated_node is not None:
                 self.ctx.nominate(pod, att.nominated_node)
@@ -504,7 +502,7 @@ class _Run:
         for m, att in zip(members, atts, strict=True):
             self._finished(m, att)
             if att.status == AttemptStatus.WAITING:
-                self.waiting.append((m, att))
+                self._add_waiting(m, att)
             elif att.status != AttemptStatus.SCHEDULED:
                 if att.nominated_node is not None:
                     self.ctx.nominate(m.qpi.pod, att.nominated_node)
@@ -516,13 +514,49 @@ class _Run:
                 continue
             pst.victims.append(e.victim.key)
             if not e.victim.terminating:
-                event = ev.preempted(pst.qpi.pod, e.node)
+                if e.reason == wap.EVICTED_BY_POD_GROUP:
+                    pg = self.ctx.native_pod_groups.get(key)
+                    event = ev.preempted_by_pod_group(pg.raw if pg is not None else {})
+                else:
+                    event = ev.preempted(pst.qpi.pod, e.node)
                 vst = self.states.get(e.victim.key)
                 if vst is not None:
                     vst.events.append(event)
                 self.stream.append({"pod": e.victim.key, **event})
         if self.waiting:
             self._settle_waiting()
+
+    def _preempt_group(
+        self,
+        fwk: Framework,
+        group: PodGroupInfo,
+        pods: list[Pod],
+        try_group: Callable[[], Status | None],
+    ) -> Status | None:
+        """WorkloadAwarePreemption for an unschedulable group (upstream ``runWorkloadAwarePreemption``)."""
+        if "DefaultPreemption" not in fwk.plugins:
+            return Status(Code.UNSCHEDULABLE, wap.MSG_NO_PLUGIN)
+        pg = self.ctx.native_pod_groups.get(f"{group.namespace}/{group.name}")
+        if pg is None:
+            return Status(
+                Code.ERROR,
+                f'failed to get pod group object: podgroup.scheduling.k8s.io "{group.name}" not found',
+            )
+        res = wap.preempt_for_pod_group(
+            pg,
+            pods,
+            self.ctx.snapshot,
+            self.ctx.native_pod_groups,
+            self.ctx.cluster.pdbs,
+            self.ctx.now(),
+            try_group,
+        )
+        if res.status is not None:
+            return res.status
+        for victim in res.victims:
+            if not victim.terminating:
+                self.ctx.evict(victim, pods[0], reason=wap.EVICTED_BY_POD_GROUP)
+        return None
 
     def _worth_another_round(self, st: _PodState) -> bool:
         att = st.attempt
@@ -562,8 +596,18 @@ class _Run:
                 vst.events.append(event)
             self.stream.append({"pod": e.victim.key, **event})
 
+    def _add_waiting(self, st: _PodState, att: Attempt) -> None:
+        self.waiting.append((st, att))
+        d = att.waiting.next_deadline() if att.waiting is not None else None
+        if d is not None and d < self._next_deadline:
+            self._next_deadline = d
+        if att.waiting is not None and att.waiting.status is not None:
+            self._settled_seen = -1  # already decided: look at it
+
     def _settle_waiting(self) -> None:
         """Pods waiting on Permit that were allowed, rejected or timed out finish binding."""
+        if WaitingPod.settled == self._settled_seen and self.ctx.now() < self._next_deadline:
+            return  # nobody was allowed or rejected and no deadline passed: nothing to do
         still: list[tuple[_PodState, Attempt]] = []
         for st, att in self.waiting:
             wp = att.waiting
@@ -576,6 +620,9 @@ class _Run:
             self._finished(st, self.sched.finish_waiting(st.fwk, att))
             st.last_event = len(self.cluster_events)
         self.waiting[:] = still
+        self._settled_seen = WaitingPod.settled
+        deadlines = [a.waiting.next_deadline() for _, a in still if a.waiting is not None]
+        self._next_deadline = min((d for d in deadlines if d is not None), default=math.inf)
 
     # -- step 3: the end of the run ---------------------------------------------------------
     def time_out_waiting_pods(self) -> None:
@@ -590,7 +637,9 @@ class _Run:
     def result(self, elapsed: float) -> SimulationResult:
         """Results in queue order (the order of first attempts, then pods never queued)."""
         for key, st in self.states.items():
-            self.results[key] = _pod_result(st, self.recorder, self.explain)
+            self.results[key] = pod_result(
+                st.qpi.pod, st.attempt, st.victims, st.fwk, st.attempts, self.recorder, self.explain
+            )
             self.results[key].events = st.events
         attempted = sorted(
             self.states.values(), key=lambda st: _QueueKey(st.qpi, st.seq, self.less)
@@ -739,6 +788,19 @@ class _Run:
                 )
                 view.placements = outcome.placements
                 view.placement = outcome.placement
+                for entry in view.placements:
+                    placed_here = outcome.placement_members.get(str(entry["name"]), [])
+                    entry["reasons"] = count_reasons(
+                        (m.attempt.fit_error, m.attempt.message)
+                        for m in placed_here
+                        if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
+                    )
+                if view.status == "Unschedulable" and len(view.placements) > 1:
+                    # no domain holds the gang: explain it by the domain that came closest
+                    best = max(view.placements, key=lambda e: int(e["placed"]))  # type: ignore[call-overload]
+                    view.placed = int(best["placed"])  # type: ignore[call-overload]
+                    view.reasons = dict(best["reasons"])  # type: ignore[call-overload]
+                    view.domains = {str(best["name"]): view.placed} if view.placed else {}
             elif pg is None:
                 view.status = "PodGroupMissing"
             elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:
@@ -796,84 +858,3 @@ class _QueueKey:
         if self.less(other.qpi, self.qpi):
             return False
         return self.seq < other.seq
-
-
-def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodResult:
-    pod: Pod = st.qpi.pod
-    att = st.attempt
-    assert att is not None
-    status = PodStatus(att.status) if att.status in STATUSES else PodStatus.UNSCHEDULABLE
-    if status == STATUS_SCHEDULED:
-        message = f"Successfully assigned {pod.namespace}/{pod.name} to {att.node}"
-    elif att.fit_error is not None:
-        message = att.fit_error.error()
-    else:
-        message = att.message
-    # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
-    # one from the input snapshot stays when PostFilter leaves it alone, and another
-    # pod's preemption may have cleared it.  A bound pod reports none: v1.36 clears
-    # the field at binding (ClearingNominatedNodeNameAfterBinding, beta, on); its
-    # victims still say that it preempted.
-    nominated = None if status == STATUS_SCHEDULED else (pod.nominated_node_name or None)
-    r = PodResult(
-        pod.key,
-        status,
-        node=att.node if status == STATUS_SCHEDULED else None,
-        message=truncate_message(message),
-        nominated_node=nominated,
-        victims=list(dict.fromkeys(st.victims)),
-        profile=st.fwk.profile_name,
-        attempts=st.attempts,
-    )
-    if status == STATUS_SCHEDULED and (pod.resource_claims or pod.requests.scalar):
-        dra = st.fwk.plugins.get("DynamicResources")
-        if dra is not None and hasattr(dra, "allocations"):
-            r.allocations = dra.allocations(pod.key)
-    if status == STATUS_SCHEDULED:
-        for name, pl in st.fwk.plugins.items():
-            result_for = getattr(pl, "result_for", None)
-            found = result_for(pod.key) if result_for is not None else None
-            if found:
-                r.plugin_results[name] = found
-    if explain and recorder is not None:
-        rec = recorder.data.get(pod.key, {})
-        r.record = rec
-        r.scores = dict(att.scores or {})
-        ff, allff = _filter_failures(rec.get("filter", {}))
-        d = att.diagnosis
-        if d is not None and d.node_to_status.absent.reasons and status != STATUS_SCHEDULED:
-            absent = d.node_to_status.absent
-            plugin = absent.plugin or ", ".join(sorted(d.unschedulable_plugins))
-            entry = {"plugin": plugin, "reason": absent.message()}
-            for node in (n.name for n in st.fwk.handle.snapshot().node_info_list):
-                if node not in ff and node not in d.node_to_status.statuses:
-                    ff[node] = entry
-                    allff[node] = [entry]
-        r.filter_failures = ff
-        r.all_filter_failures = allff
-        r.plugin_scores = {
-            node: {pl: dict(v) for pl, v in per.items()}
-            for node, per in rec.get("score", {}).items()
-        }
-    return r
-
-
-def _filter_failures(
-    per_node: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
-    first: dict[str, dict[str, str]] = {}
-    every: dict[str, list[dict[str, str]]] = {}
-    for node, per_plugin in per_node.items():
-        fails = None
-        for pl, v in per_plugin.items():
-            if v.get("code") == "Success":
-                continue  # most nodes pass most filters: no list, no dicts for them
-            fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
-            if v.get("detail"):
-                fail["detail"] = v["detail"]
-            if fails is None:
-                fails = every[node] = [fail]
-                first[node] = fail
-            else:
-                fails.append(fail)
-    return first, every

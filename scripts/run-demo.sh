@@ -21,6 +21,10 @@ SOCK="$VAR/redis.sock"
 export REDIS_URL="unix://$SOCK"
 export CELERY_BROKER_URL="redis+socket://$SOCK"
 export CELERY_RESULT_BACKEND="redis+socket://$SOCK"
+# kube-scheduler's alpha gates for the native workload API: the demo's gangs
+# (scheduling.k8s.io/v1alpha2 PodGroups) are scheduled and explained as groups
+# (docs/gangs.md, "The demo's gangs"); SCHEDLAB_FEATURE_GATES= turns them off
+export SCHEDLAB_FEATURE_GATES="${SCHEDLAB_FEATURE_GATES-GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true}"
 
 pids=()
 cleanup() {

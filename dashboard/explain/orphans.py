@@ -9,13 +9,21 @@ declarations after the engine's checks.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
+
+from django.db.models import Q, QuerySet
 
 from dashboard.cluster.models import Cluster, ExtraObject, Pod
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.explain.live import active_config
 from scheduler_engine.objects.podgroup import NATIVE_API_VERSION
-from scheduler_engine.orphans import COSCHEDULING_GROUP, declaration_errors, find_orphans
+from scheduler_engine.orphans import (
+    COSCHEDULING_GROUP,
+    COSCHEDULING_LABEL,
+    declaration_errors,
+    find_orphans,
+)
 
 __all__ = ["orphans_of_pod", "settings_of", "unschedulable", "update_settings"]
 
@@ -68,17 +76,28 @@ def _objects(cluster: Cluster, namespace: str | None = None) -> list[dict[str, A
     ]
 
 
+def _candidates(cluster: Cluster, served: Collection[str]) -> QuerySet[Pod]:
+    """Pending pods that may be orphans: the database drops the others before any JSON is read."""
+    may = (
+        ~Q(scheduler_name__in=list(served))
+        | Q(obj__spec__has_key="schedulingGates")
+        | Q(obj__spec__has_key="resourceClaims")
+        | Q(obj__spec__has_key="schedulingGroup")
+        | Q(obj__metadata__labels__has_key=COSCHEDULING_LABEL)
+    )
+    return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").filter(may)
+
+
 def unschedulable(cluster: Cluster) -> dict[str, Any]:
     """The orphans of the cluster's pending pods, what was judged known, and counts by reason."""
     profiles = [p.scheduler_name for p in active_config(cluster).profiles]
     settings = settings_of(cluster)
-    pods = Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").order_by(
-        "namespace", "name"
-    )
+    served = {*profiles, *settings["declaredSchedulers"]}
+    pods = _candidates(cluster, served).order_by("namespace", "name")
     found = find_orphans(
         (obj for obj in pods.values_list("obj", flat=True).iterator(chunk_size=500)),
         _objects(cluster),
-        served_schedulers={*profiles, *settings["declaredSchedulers"]},
+        served_schedulers=served,
         gate_controllers=settings["gateControllers"],
     )
     return {

@@ -78,6 +78,10 @@ class WaitingPod:
 
     __slots__ = ("deadlines", "pending", "pod", "status")
 
+    # how many waiting pods were allowed or rejected so far (in any run): who holds
+    # many waiting pods rescans them only when this moved or a deadline passed
+    settled: int = 0
+
     def __init__(self, pod: Pod, waits: dict[str, float], now: float) -> None:
         self.pod = pod
         # plugin → timeout (seconds) still pending
@@ -97,11 +101,13 @@ class WaitingPod:
         self.deadlines.pop(plugin, None)
         if not self.pending and self.status is None:
             self.status = Status(Code.SUCCESS)
+            WaitingPod.settled += 1
 
     def reject(self, plugin: str, msg: str) -> bool:
         if self.status is not None:
             return False
         self.status = Status(Code.UNSCHEDULABLE, msg, plugin=plugin)
+        WaitingPod.settled += 1
         return True
 
     def expire(self, now: float) -> bool:

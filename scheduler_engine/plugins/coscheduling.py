@@ -285,12 +285,16 @@ class Coscheduling:
         self.backed_off: dict[str, float] = {}
         self.permitted: dict[str, float] = {}
         self._sibling_index: tuple[list[Pod], dict[tuple[str, str], list[Pod]]] | None = None
+        # pod key → its group's full name and the group's creation time (None: no
+        # PodGroup): the queue sort asks them at every comparison
+        self._sort_info: dict[str, tuple[str, float | None]] = {}
 
     # -- the manager's reads ---------------------------------------------------------------
     def load_pod_groups(self, source: str | None = None) -> None:
         """Parse the cluster's PodGroups now; raises InputError naming a bad one."""
         objs = self.handle.cluster.of_kind("PodGroup") if self.handle is not None else []
         self._groups = index_pod_groups(objs, source)
+        self._sort_info.clear()
 
     def groups(self) -> dict[str, CoschedulingPodGroup]:
         if self._groups is None:
@@ -337,16 +341,22 @@ class Coscheduling:
         return self.handle.now() if self.handle is not None else 0.0
 
     # -- QueueSort -----------------------------------------------------------------------------
+    def _group_sort_info(self, pod: Pod) -> tuple[str, float | None]:
+        info = self._sort_info.get(pod.key)
+        if info is None:
+            full = group_full_name(pod)
+            pg = self.groups().get(full) if full else None
+            info = self._sort_info[pod.key] = (full, pg.created if pg is not None else None)
+        return info
+
     def _creation(self, qpi: QueuedPodInfo) -> float:
-        pod = qpi.pod
-        full = group_full_name(pod)
-        ts = qpi.timestamp
+        full, created = self._group_sort_info(qpi.pod)
         if not full:
-            return ts
-        if full in self.last_failed:
-            return self.last_failed[full]
-        pg = self.groups().get(full)
-        return pg.created if pg is not None else ts
+            return qpi.timestamp
+        failed = self.last_failed.get(full)
+        if failed is not None:
+            return failed
+        return created if created is not None else qpi.timestamp
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         p1, p2 = a.pod.priority, b.pod.priority
@@ -450,7 +460,7 @@ class Coscheduling:
             self.last_failed.pop(full, None)
 
             def allow(wp: Any) -> None:
-                if group_full_name(wp.get_pod()) == full:
+                if self._group_sort_info(wp.get_pod())[0] == full:
                     wp.allow(NAME)
 
             if self.handle is not None:

@@ -12,7 +12,7 @@ their ``PodScheduled`` condition, where the API server set one, is what
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .messages import truncate_message
 
@@ -68,6 +68,16 @@ def preempted(preemptor: Pod, node: str) -> Event:
         "type": NORMAL,
         "reason": REASON_PREEMPTED,
         "message": f"Preempted by pod {preemptor.uid} on node {node}",
+    }
+
+
+def preempted_by_pod_group(pod_group: Mapping[str, Any]) -> Event:
+    # workload-aware preemption: the preemptor is the PodGroup, the candidate "cluster"
+    uid = (pod_group.get("metadata") or {}).get("uid") or ""
+    return {
+        "type": NORMAL,
+        "reason": REASON_PREEMPTED,
+        "message": f"Preempted by podgroup {uid} on node cluster",
     }
 
 

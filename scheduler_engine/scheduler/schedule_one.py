@@ -127,6 +127,8 @@ class Scheduler:
         self.next_start_node_index = 0
         # a pod-group cycle's placement: the only nodes the algorithm sees (None: all)
         self.placement_nodes: list[NodeInfo] | None = None
+        # workload-aware preemption tries a pod group without PostFilter
+        self.skip_post_filters = False
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
@@ -253,7 +255,7 @@ class Scheduler:
         if not feasible:
             fe = FitError(pod.key, num_nodes, diagnosis)
             att = Attempt(AttemptStatus.UNSCHEDULABLE, fit_error=fe, diagnosis=diagnosis)
-            if not fwk.has_post_filter_plugins():
+            if self.skip_post_filters or not fwk.has_post_filter_plugins():
                 att.nominated_node = ""
                 att.message = fe.error()
                 return att

@@ -27,6 +27,7 @@ that is in the queue, and the group is tried in one cycle over one snapshot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,12 @@ __all__ = [
     "GroupOutcome",
     "MemberResult",
     "PodGroupScheduler",
+]
+
+# WorkloadAwarePreemption, given the group's pods and a way to try the group again:
+# None when victims were evicted (the group waits for them), else why not
+GroupPreempt = Callable[
+    ["Framework", PodGroupInfo, "list[Pod]", Callable[[], "Status | None"]], "Status | None"
 ]
 
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -81,6 +88,8 @@ class GroupOutcome:
     # with placements: the one chosen (or None) and what each placement gave
     placement: str | None = None
     placements: list[dict[str, object]] = field(default_factory=list)
+    # with placements: each placement's members, by placement name (for the diagnosis)
+    placement_members: dict[str, list[MemberResult]] = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -96,11 +105,19 @@ def _group_rejected(*reasons: str) -> Status:
 class PodGroupScheduler:
     """Runs pod-group cycles with a :class:`Scheduler`'s algorithm and context."""
 
-    def __init__(self, sched: Scheduler, *, placements: bool = False) -> None:
+    def __init__(
+        self,
+        sched: Scheduler,
+        *,
+        placements: bool = False,
+        preempt_group: GroupPreempt | None = None,
+    ) -> None:
         self.sched = sched
         self.ctx = sched.ctx
         # TopologyAwareWorkloadScheduling: the placement algorithm
         self.placements = placements
+        # WorkloadAwarePreemption: run when the group is unschedulable
+        self.preempt_group = preempt_group
 
     # -- the cycle ------------------------------------------------------------------------
     def schedule_pod_group(
@@ -116,11 +133,38 @@ class PodGroupScheduler:
             )
             out = GroupOutcome([], Status(Code.ERROR, msg))
             return [Attempt(AttemptStatus.ERROR, message=msg, nominated_node="") for _ in pods], out
-        if self.placements:
-            outcome = self._placement_algorithm(fwk, group, pods)
-        else:
-            outcome = self._default_algorithm(fwk, group, pods)
+        outcome = self._algorithm(fwk, group, pods)
+        if (
+            self.preempt_group is not None
+            and outcome.status is not None
+            and outcome.status.code == Code.UNSCHEDULABLE
+        ):
+            s = self.preempt_group(
+                fwk, group, pods, lambda: self._try_without_post_filters(fwk, group, pods)
+            )
+            if s is None:
+                outcome.waiting_on_preemption = True
+            elif s.code == Code.ERROR:
+                outcome.status = s
+            else:
+                gs = outcome.status
+                outcome.status = Status(gs.code, *gs.reasons, s.message(), plugin=gs.plugin)
         return self._submit(fwk, pods, outcome), outcome
+
+    def _algorithm(self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]) -> GroupOutcome:
+        if self.placements:
+            return self._placement_algorithm(fwk, group, pods)
+        return self._default_algorithm(fwk, group, pods)
+
+    def _try_without_post_filters(
+        self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]
+    ) -> Status | None:
+        """The group's cycle on the snapshot as it is, no PostFilter: its status (None: fits)."""
+        self.sched.skip_post_filters = True
+        try:
+            return self._algorithm(fwk, group, pods).status
+        finally:
+            self.sched.skip_post_filters = False
 
     def _default_algorithm(
         self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]
@@ -224,6 +268,7 @@ class PodGroupScheduler:
         first: GroupOutcome | None = None
         fitting: list[tuple[Placement, GroupOutcome]] = []
         tried: list[dict[str, object]] = []
+        members: dict[str, list[MemberResult]] = {}
         for pl in placements:
             whole = len(pl.nodes) == len(all_nodes)
             self.sched.placement_nodes = None if whole else list(pl.nodes)
@@ -242,8 +287,10 @@ class PodGroupScheduler:
                     "message": res.status.message() if res.status is not None else "",
                 }
             )
+            members[pl.name] = res.members
             if res.status is not None and res.status.code == Code.ERROR:
                 res.placements = tried
+                res.placement_members = members
                 return res
             if first is None:
                 first = res
@@ -258,6 +305,7 @@ class PodGroupScheduler:
                 f"{_as_error(first.status)}",
             )
             first.placements = tried
+            first.placement_members = members
             return first
         if len(fitting) == 1:
             best_pl, best = fitting[0]
@@ -281,6 +329,7 @@ class PodGroupScheduler:
             best_pl, best = fitting[k]
         best.placement = best_pl.name
         best.placements = tried
+        best.placement_members = members
         return best
 
     # -- the results ------------------------------------------------------------------------

@@ -70,8 +70,14 @@ class WhatIf:
     def only(self, *plugins: str, limit: int = MAX_GAPS, taints: bool = False) -> list[Gap]:
         """The closest gaps whose every failure comes from ``plugins`` (and, with ``taints``,
         TaintToleration: the change then adds the tolerations, see :func:`tolerating`)."""
-        allowed = set(plugins) | ({TAINTS} if taints else set())
-        return [g for g in self.gaps if g.plugins <= allowed][:limit]
+        allowed = frozenset(plugins) | ({TAINTS} if taints else frozenset())
+        out: list[Gap] = []
+        for g in self.gaps:
+            if g.plugins <= allowed:
+                out.append(g)
+                if len(out) >= limit:
+                    break
+        return out
 
     def patched(self, patch: Mapping[str, Any]) -> Pod | None:
         """The pod with ``patch`` applied, parsed as the engine parses pods (None: invalid)."""

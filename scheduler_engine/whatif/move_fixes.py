@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .defrag import fewest_pods, move_cost, node_demand, plan_defragmentation
+from .defrag import move_cost, plan_defragmentation
 from .fixes import Candidate, Fix, WhatIf
 from .moves import gpus_of, is_movable
+from .room import fewest_pods, node_demand
 
 __all__ = ["move_candidates"]
 

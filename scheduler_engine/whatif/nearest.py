@@ -47,9 +47,8 @@ class Gap:
     def node(self) -> str:
         return self.node_info.name
 
-    @property
-    def plugins(self) -> set[str]:
-        return {f.plugin for f in self.failures}
+    # the plugins among the failures
+    plugins: frozenset[str] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -111,7 +110,7 @@ def _term_plugin(term: dict[str, Any]) -> str:
 def _gap(prep: Prepared, ni: NodeInfo, failures: list[Failure]) -> Gap | None:
     if not failures:
         return None
-    gap = Gap(ni, failures)
+    gap = Gap(ni, failures, plugins=frozenset(f.plugin for f in failures))
     pod = prep.pod
     for f in failures:
         if f.plugin == FIT:

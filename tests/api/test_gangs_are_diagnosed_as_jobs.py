@@ -51,3 +51,33 @@ def test_unknown_gangs_and_bad_parameters(viewer, gangs_cluster):
 
 def test_gangs_need_a_login(client, gangs_cluster):
     assert client.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/").status_code in (401, 403)
+
+
+# what `make run` sets (scripts/run-demo.sh)
+DEMO_GATES = "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true"
+
+
+@override_settings(SCHEDLAB_FEATURE_GATES=DEMO_GATES)
+def test_the_demo_shows_a_gang_that_fits_and_two_that_are_blocked(viewer, demo_cluster):
+    live.forget()
+    live.active_config.cache_clear()
+    try:
+        r = viewer.get(f"/api/v1/clusters/{demo_cluster.pk}/gangs/")
+        assert r.status_code == 200, r.content
+        by_name = {g["name"]: g for g in r.json()}
+        assert set(by_name) == {
+            "ml-training/bert-finetune",
+            "ml-training/llama-pretrain",
+            "ml-training/xgb-train",
+        }
+        assert by_name["ml-training/bert-finetune"]["status"] == "Scheduled"
+        gpus = by_name["ml-training/llama-pretrain"]
+        assert gpus["status"] == "Unschedulable"
+        assert gpus["reasons"] == {"Insufficient nvidia.com/gpu": 4}
+        topo = by_name["ml-training/xgb-train"]
+        assert (
+            topo["status"] == "Unschedulable" and topo["domainKey"] == "topology.kubernetes.io/zone"
+        )
+        assert "3 zones tried, none holds 4" in topo["summary"]
+    finally:
+        live.forget()

@@ -8,7 +8,9 @@ CPU-heavy tokenizer on a100-c-1. The chain, with the demo's own priorities:
 the validator evicts llm-serve-5 (inference-critical); its StatefulSet brings
 it back, and it evicts a sweep pod (training-low) elsewhere, since a100-c-1
 lacks the CPU for it; the sweep's Job brings that one back, and it evicts
-notebook-alice (no priority class) on a100-c-1; nobody recreates a bare pod.
+notebook-alice (no priority class) and a worker of the demo's bert-finetune gang
+(an ordinary pod without the workload gates) on a100-c-1; nobody recreates a
+bare pod.
 """
 
 from __future__ import annotations
@@ -108,26 +110,33 @@ def test_three_levels_inference_then_training_then_a_bare_notebook() -> None:
     assert _chain(cascade) == [
         [("ml-inference/llm-serve-5", "kube-system/gpu-validator", "StatefulSet")],
         [(sweep["pod"], "ml-inference/llm-serve-5", "Job")],
-        [("ml-training/notebook-alice", sweep["recreatedAs"], "bare")],
+        [
+            ("ml-training/notebook-alice", sweep["recreatedAs"], "bare"),
+            # the demo's bert-finetune gang: without the workload gates its workers are
+            # ordinary bare pods of the lowest priority, and one sits on a100-c-1 too
+            ("ml-training/bert-finetune-worker-0", sweep["recreatedAs"], "bare"),
+        ],
     ]
     assert sweep["pod"].startswith("ml-training/sweep-")
     one, two, three = cascade["levels"]
     assert one["priorityClasses"] == {"inference-critical": 1, "training-low": 1}
     assert two["priorityClasses"] == {"training-low": 1}
-    assert three["priorityClasses"] == {"(none)": 1}
+    assert three["priorityClasses"] == {"(none)": 1, "research-opportunistic": 1}
     # llm-serve-5 is back on the sweep's node, the sweep's replacement on a100-c-1
     llm = one["evictions"][0]
     assert llm["recreatedAs"] == "ml-inference/llm-serve-5"
     assert llm["outcome"]["node"] == sweep["node"]
     assert sweep["outcome"]["node"] == "a100-c-1"
-    assert three["evictions"][0]["node"] == "a100-c-1"
+    assert {e["node"] for e in three["evictions"]} == {"a100-c-1"}
     # the demo's own pending gpt-finetune preempts experiment-7, whose Job's new pod
     # has nowhere to go (no 8 free GPUs, nothing lower to evict)
     (nowhere,) = one["nowhereToGo"]
     assert nowhere["replaces"] == EXPERIMENT
     assert "Insufficient nvidia.com/gpu" in nowhere["message"]
-    assert cascade["totals"]["evictions"] == 4
+    assert cascade["totals"]["evictions"] == 5
     assert cascade["totals"]["nowhereToGo"] == 1
+    # the gang lost a worker: the cascade names it among the broken gangs
+    assert cascade["totals"]["brokenGangs"] == 1
 
 
 def test_the_same_cascade_stops_at_a_depth_limit_of_two() -> None:

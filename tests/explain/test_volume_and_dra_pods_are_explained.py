@@ -37,8 +37,13 @@ def _check_demo_explanations(client, cluster: Cluster) -> None:
     assert (device["driver"], device["pool"]) == ("gpu.nvidia.com", "dra-gpu-1")
 
 
+# the demo's volume, DRA and NodeResourceTopology objects (38) and its gangs' Workloads
+# and PodGroups (3 + 3)
+DEMO_EXTRA_OBJECTS = 38 + 6
+
+
 def test_the_imported_demo_explains_volume_and_dra_pods(viewer, demo_cluster):
-    assert ExtraObject.objects.filter(cluster=demo_cluster).count() == 38
+    assert ExtraObject.objects.filter(cluster=demo_cluster).count() == DEMO_EXTRA_OBJECTS
     _check_demo_explanations(viewer, demo_cluster)
 
 
@@ -50,7 +55,8 @@ def test_a_mirror_dry_run_freezes_the_volume_and_dra_objects(
     frozen = {o["kind"] for o in codec.unpack(run.snapshot)}
     shared = {s.kind for s in SHARED_KINDS}
     in_demo = {o["kind"] for o in read_objects(DEMO)} & shared
-    assert len(in_demo) == 9 and in_demo <= frozen  # all but CSIDriver
+    # all but CSIDriver: volumes, DRA, NodeResourceTopology, the gangs' Workload and PodGroup
+    assert len(in_demo) == 11 and in_demo <= frozen
 
 
 def test_explanations_follow_claim_changes_without_a_rebuild(viewer, demo_cluster):
@@ -90,7 +96,7 @@ def test_the_demo_mirrored_through_the_real_client_explains_the_same(
         mirror = Mirror(cluster, options=MirrorOptions(page_size=50, batch_seconds=0.02)).start()
         wait_watching(cluster, timeout=20)
         wait_until(
-            lambda: ExtraObject.objects.filter(cluster=cluster).count() == 38,
+            lambda: ExtraObject.objects.filter(cluster=cluster).count() == DEMO_EXTRA_OBJECTS,
             what="volume and DRA objects mirrored",
         )
         _check_demo_explanations(viewer, cluster)

@@ -67,5 +67,6 @@ def test_overview_lists_the_top_reasons(demo, viewer):
     page = viewer.get("/clusters/demo/").content.decode()
     assert "Insufficient nvidia.com/gpu" in page
     data = viewer.get("/clusters/demo/overview.json").json()
-    assert data["podsPending"] == 17 and data["allocation"]["gpu"]["allocatable"] == 67
+    # 17 pending pods, and the 10 workers of the demo's three gangs
+    assert data["podsPending"] == 17 + 10 and data["allocation"]["gpu"]["allocatable"] == 67
     assert any(r["reason"] == "node(s) had untolerated taint(s)" for r in data["reasons"])

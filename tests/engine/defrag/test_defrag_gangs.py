@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler_engine import build_cluster, simulate
+from scheduler_engine import build_cluster, default_registry, load_config, simulate
 from scheduler_engine.whatif.defrag import plan_defragmentation
 from scheduler_engine.whatif.moves import Scheduling, replaced, with_moves
 from tests.engine.gangs.helpers import GANG_GATES, native_pod_group
@@ -56,3 +56,42 @@ def test_no_plan_when_only_one_member_can_get_a_node():
     objs += [owned("g", "n4", 2, kind=None), owned("h", "n4", 2, kind=None)]
     sched = Scheduling.with_defaults(simulate, feature_gates=GANG_GATES)
     assert plan_defragmentation(build_cluster(objs), "default/train-1", sched) is None
+
+
+COSCHEDULING = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {
+                "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]},
+            },
+        }
+    ],
+}
+
+
+def test_a_coscheduling_gang_gets_a_node_freed_for_each_member():
+    objs = [o for o in _objs() if o["kind"] != "PodGroup" and "train" not in o["metadata"]["name"]]
+    objs.append(
+        {
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+            "kind": "PodGroup",
+            "metadata": {"name": "train", "namespace": "default"},
+            "spec": {"minMember": 2},
+        }
+    )
+    for name in ("train-0", "train-1"):
+        obj = pending(name)
+        obj["metadata"]["labels"] = {"scheduling.x-k8s.io/pod-group": "train"}
+        objs.append(obj)
+    registry = default_registry()
+    config = load_config(COSCHEDULING, **registry.config_kwargs())
+    sched = Scheduling(config, registry, 0, simulate)
+    cluster = build_cluster(objs)
+    plan = plan_defragmentation(cluster, "default/train-1", sched)
+    assert plan is not None
+    assert plan.pods == ("default/train-0", "default/train-1")
+    assert set(plan.placements.values()) == set(plan.freed) and len(plan.freed) == 2
