@@ -1,8 +1,30 @@
-"""Helpers the Django benchmarks share: their own PostgreSQL database, percentiles."""
+"""Helpers the Django benchmarks share: their environment and database, free ports,
+RSS, Celery workers, a synthetic cluster loaded once, percentiles."""
 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def django_env(database: str, hosts: str, *, redis: bool = False, debug: bool = True) -> None:
+    """Default the environment of a benchmark on the dev settings: its own PostgreSQL
+    database ``database``, the local Redis (when ``redis``), ``hosts`` allowed."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
+    os.environ.setdefault("DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}")
+    if redis:
+        os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", hosts)
+    if not debug:
+        os.environ.setdefault("DJANGO_DEBUG", "0")
 
 
 def ensure_database() -> None:
@@ -14,6 +36,73 @@ def ensure_database() -> None:
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int) -> int:
+    """A process's resident set, MiB (0 once it is gone)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def start_worker(
+    queue: str, name: str | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.Popen:
+    """A Celery worker process (solo pool) on ``queue``, named ``name@host`` when given."""
+    args = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "schedlab",
+        "worker",
+        "--pool=solo",
+        "--loglevel=WARNING",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if name is not None:
+        args += ["-n", f"{name}@%h"]
+    args += ["-Q", queue]
+    return subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
+
+
+def synthetic_cluster(
+    name: str,
+    loaded: Callable[[Any], bool],
+    objects: Callable[[], list[dict[str, Any]]],
+    *,
+    reload: bool = False,
+) -> Any:
+    """The snapshot cluster ``name``, (re)imported from ``objects()`` unless ``loaded(cluster)``
+    says it already holds them (or ``reload``); migrates first, ANALYZEs after."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from dashboard.cluster.models import Cluster
+    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.snapshots import import_objects
+
+    call_command("migrate", verbosity=0)
+    cluster = ensure_snapshot_cluster(name, "synthetic")
+    if reload or not loaded(cluster):
+        t0 = time.perf_counter()
+        Cluster.objects.filter(pk=cluster.pk).delete()
+        cluster = ensure_snapshot_cluster(name, "synthetic")
+        objs = objects()
+        import_objects(cluster, objs)
+        print(f"loaded {len(objs)} objects into {name} in {time.perf_counter() - t0:.1f} s")
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
+    return cluster
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database, pct  # noqa: E402
+from benchmarks.common import django_env, ensure_database, pct, start_worker  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
+django_env("schedlab_bench", "testserver,localhost", redis=True)
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
 # the worker's start-up prewarm would compete with the measured run (see benchmarks/explain_prewarm.py)
 os.environ.setdefault("SCHEDLAB_EXPLAIN_PREWARM", "0")
@@ -54,21 +50,9 @@ def main() -> int:
     client = APIClient(SERVER_NAME="localhost")
     client.force_authenticate(user)
 
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "schedlab",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "-Q",
-            os.environ["CELERY_TASK_DEFAULT_QUEUE"],
-        ],
-        env={**os.environ, "SCHEDLAB_MAX_SNAPSHOT_BYTES": str(512 * 1024 * 1024)},
-        cwd=ROOT,
+    worker = start_worker(
+        os.environ["CELERY_TASK_DEFAULT_QUEUE"],
+        env={"SCHEDLAB_MAX_SNAPSHOT_BYTES": str(512 * 1024 * 1024)},
     )
     try:
         if not args.only_explain:

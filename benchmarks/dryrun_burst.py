@@ -22,9 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+from benchmarks.common import django_env, start_worker  # noqa: E402
+
+django_env("schedlab_bench_pages", "testserver,localhost", redis=True)
 
 
 def main() -> int:
@@ -47,28 +47,7 @@ def main() -> int:
     from tests.support.synthetic import fleet
 
     queue = f"bench-burst-{os.getpid()}"
-    workers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "schedlab",
-                "worker",
-                "--pool=solo",
-                "--loglevel=WARNING",
-                "--without-gossip",
-                "--without-mingle",
-                "-Q",
-                queue,
-                "-n",
-                f"burst{i}-{os.getpid()}@%h",
-            ],
-            cwd=ROOT,
-        )
-        for i in range(args.workers)
-    ]
+    workers = [start_worker(queue, f"burst{i}-{os.getpid()}") for i in range(args.workers)]
     try:
         cluster = Cluster.objects.get(name=args.cluster)
         snapshot = codec.pack(fleet(args.nodes, pending=args.pending))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -25,28 +24,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_dryrun")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+from benchmarks.common import django_env, free_port, rss_mib  # noqa: E402
 
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _rss_mib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
-    return 0
+django_env("schedlab_bench_dryrun", "127.0.0.1,localhost", redis=True)
 
 
 def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) -> str:
-    port = _port()
+    port = free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1" if prewarm else "0", "LOG_LEVEL": "INFO"}
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -99,7 +83,7 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
         sent = time.perf_counter() - t0
         first = get()
         rest = sorted(get() for _ in range(samples))
-        rss = _rss_mib(proc.pid)
+        rss = rss_mib(proc.pid)
         label = f"prewarm {'on' if prewarm else 'off'}, first request {'at once' if at_once else 'after prewarm'}"
         warm_note = f", prewarm done at {warm_at[0]:.1f} s" if warm_at else ""
         return (

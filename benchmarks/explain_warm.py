@@ -26,11 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import pct  # noqa: E402
+from benchmarks.common import django_env, pct  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
-os.environ.setdefault("DJANGO_DEBUG", "0")
+django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
 
 def main() -> int:
@@ -45,11 +43,14 @@ def main() -> int:
     import django
 
     django.setup()
+    from django.core.management import call_command
+
     from dashboard.cluster.kinds import KINDS
     from dashboard.cluster.models import Cluster, Pod
     from dashboard.cluster.services.cluster_state import Changes, apply_changes
     from dashboard.explain import live
 
+    call_command("migrate", verbosity=0)
     cluster = Cluster.objects.get(name=args.cluster)
     pending = list(
         Pod.objects.filter(cluster=cluster, node_name="")
@@ -87,6 +88,18 @@ def main() -> int:
         f"CPU p50 {pct(cpu, 0.5) * ms:.0f} ms, p95 {pct(cpu, 0.95) * ms:.0f} ms",
         flush=True,
     )
+
+    # what the API then does with the answer: render it as JSON
+    from rest_framework.renderers import JSONRenderer
+
+    from dashboard.api.renderers import FastJSONRenderer
+
+    answer = live.explain_pod(cluster, *pending[0])
+    for label, renderer in (("DRF json", JSONRenderer()), ("orjson", FastJSONRenderer())):
+        c = time.process_time()
+        for _ in range(5):
+            size = len(renderer.render(answer))
+        print(f"render ({label}): {size:,} bytes, CPU {(time.process_time() - c) / 5 * ms:.1f} ms")
 
     if args.batches:
         spec = next(s for s in KINDS if s.kind == "Pod")

@@ -32,13 +32,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database, pct  # noqa: E402
+from benchmarks.common import django_env, ensure_database, pct, synthetic_cluster  # noqa: E402
 from tests.support import gpus, objects  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_gpu")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
-os.environ.setdefault("DJANGO_DEBUG", "0")
+django_env("schedlab_bench_gpu", "testserver,localhost", debug=False)
 
 DOMAIN_NODES = 18  # an NVL72-style NVLink domain spans 18 nodes
 
@@ -80,27 +77,18 @@ def main() -> int:
 
     django.setup()
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.test import Client
 
     from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
-    from dashboard.cluster.models import Cluster, Node
+    from dashboard.cluster.models import Node
     from dashboard.cluster.services.cluster_state import Changes, apply_changes
-    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
-    from dashboard.cluster.services.snapshots import import_objects
 
-    call_command("migrate", verbosity=0)
-    cluster = ensure_snapshot_cluster("bench-gpu", "synthetic")
-    if args.reload or Node.objects.filter(cluster=cluster).count() != args.nodes:
-        t0 = time.perf_counter()
-        Cluster.objects.filter(pk=cluster.pk).delete()
-        cluster = ensure_snapshot_cluster("bench-gpu", "synthetic")
-        import_objects(cluster, fleet(args.nodes))
-        print(f"loaded {args.nodes} GPU nodes in {time.perf_counter() - t0:.1f} s")
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("ANALYZE")
+    cluster = synthetic_cluster(
+        "bench-gpu",
+        lambda c: Node.objects.filter(cluster=c).count() == args.nodes,
+        lambda: fleet(args.nodes),
+        reload=args.reload,
+    )
 
     user, _ = User.objects.get_or_create(username="bench-gpu", defaults={"is_superuser": True})
     client = Client(SERVER_NAME="localhost")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -28,27 +27,9 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import pct  # noqa: E402
+from benchmarks.common import django_env, free_port, pct, rss_mib  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
-os.environ.setdefault("DJANGO_DEBUG", "0")
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _rss_mib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
-    return 0
+django_env("schedlab_bench_pages", "127.0.0.1,localhost,testserver", redis=True, debug=False)
 
 
 class Tally:
@@ -118,7 +99,7 @@ def main() -> int:
         client.force_login(user)  # a session row of its own, as a browser login makes
         cookies.append(client.cookies[settings.SESSION_COOKIE_NAME].value)
 
-    port = _port()
+    port = free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1", "LOG_LEVEL": "INFO"}
     server = subprocess.Popen(
         [
@@ -197,7 +178,7 @@ def main() -> int:
             t.start()
         for t in threads:
             t.join()
-        rss = _rss_mib(server.pid)
+        rss = rss_mib(server.pid)
     finally:
         server.terminate()
         server.wait(30)

@@ -28,12 +28,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database, pct  # noqa: E402
+from benchmarks.common import django_env, ensure_database, pct, synthetic_cluster  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench_pages")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
-os.environ.setdefault("DJANGO_DEBUG", "0")
+django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
 POOLS = ("a100", "h100", "l40s", "cpu")
 NEW_PROFILE = """\
@@ -339,25 +336,16 @@ def main() -> int:
 
     django.setup()
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.test import Client
 
-    from dashboard.cluster.models import Cluster, Pod
-    from dashboard.cluster.services.clusters import ensure_snapshot_cluster
-    from dashboard.cluster.services.snapshots import import_objects
+    from dashboard.cluster.models import Pod
 
-    call_command("migrate", verbosity=0)
-    cluster = ensure_snapshot_cluster("bench-pages", "synthetic")
-    if args.reload or Pod.objects.filter(cluster=cluster).count() != args.pods:
-        t0 = time.perf_counter()
-        Cluster.objects.filter(pk=cluster.pk).delete()
-        cluster = ensure_snapshot_cluster("bench-pages", "synthetic")
-        import_objects(cluster, fleet(args.nodes, args.pods, args.pending))
-        print(f"loaded {args.nodes} nodes, {args.pods} pods in {time.perf_counter() - t0:.1f} s")
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("ANALYZE")
+    cluster = synthetic_cluster(
+        "bench-pages",
+        lambda c: Pod.objects.filter(cluster=c).count() == args.pods,
+        lambda: fleet(args.nodes, args.pods, args.pending),
+        reload=args.reload,
+    )
 
     user, _ = User.objects.get_or_create(username="bench-pages", defaults={"is_superuser": True})
     client = Client(SERVER_NAME="localhost")

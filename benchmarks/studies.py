@@ -31,11 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database  # noqa: E402
+from benchmarks.common import django_env, ensure_database, start_worker  # noqa: E402
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "schedlab.settings.dev")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/schedlab_bench")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+django_env("schedlab_bench", "testserver,localhost", redis=True)
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
 os.environ.setdefault("SCHEDLAB_EXPLAIN_PREWARM", "0")
 
@@ -61,30 +59,7 @@ def _slice(data: Path, every: int) -> tuple[str, str, int, int]:
 
 
 def _workers(n: int, tag: str) -> list[subprocess.Popen]:
-    procs = []
-    for i in range(n):
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "schedlab",
-                    "worker",
-                    "--pool=solo",
-                    "--loglevel=WARNING",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "-n",
-                    f"{tag}-{i}@%h",
-                    "-Q",
-                    os.environ["CELERY_TASK_DEFAULT_QUEUE"],
-                ],
-                cwd=ROOT,
-            )
-        )
-    return procs
+    return [start_worker(os.environ["CELERY_TASK_DEFAULT_QUEUE"], f"{tag}-{i}") for i in range(n)]
 
 
 def _wait_answering(app, names: list[str], timeout: float = 120.0) -> None:

@@ -18,14 +18,16 @@ from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node,
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
 from .objects.selectors import SelectorError
-from .objects.validation import validate_node, validate_pod
+from .objects.validation import node_errors, pod_errors
 
 __all__ = [
+    "MAX_REPORTED_ERRORS",
     "ClusterState",
     "PodDisruptionBudget",
     "build_cluster",
     "index_topologies",
     "load_cluster",
+    "object_errors",
     "validate_objects",
 ]
 
@@ -66,6 +68,22 @@ class ClusterState:
     def __post_init__(self) -> None:
         if not self.node_topologies and self.objects.get(NRT_KIND):
             self.node_topologies = index_topologies(self.objects[NRT_KIND], source=self.source)
+
+    def replaced(
+        self, pods: Iterable[Pod] | None = None, nodes: Iterable[Node] | None = None
+    ) -> ClusterState:
+        """A shallow copy (lists and dicts copied, objects shared), with other pods
+        and/or nodes when given."""
+        return ClusterState(
+            nodes=list(self.nodes if nodes is None else nodes),
+            pods=list(self.pods if pods is None else pods),
+            priority_classes=dict(self.priority_classes),
+            pdbs=list(self.pdbs),
+            namespaces=dict(self.namespaces),
+            objects={k: list(v) for k, v in self.objects.items()},
+            node_topologies=dict(self.node_topologies),
+            source=self.source,
+        )
 
     @property
     def running_pods(self) -> list[Pod]:
@@ -120,28 +138,56 @@ def _pdb(obj: Mapping[str, Any], source: str | None) -> PodDisruptionBudget:
     )
 
 
-def validate_objects(objects: Iterable[Mapping[str, Any]], *, source: str | None = None) -> None:
-    """Refuse the first Pod or Node the API server would refuse, in its words.
+# how many problems a refusal lists (the first names file, object and field)
+MAX_REPORTED_ERRORS = 20
 
-    Raises :class:`InputError` naming the file, the object and the field.
-    Snapshot files (:func:`load_cluster`, the CLI) and the dashboard's uploads
-    pass through it; :func:`build_cluster` itself takes objects as given, as
-    upstream's unit tests build them.
-    """
+
+def object_errors(
+    objects: Iterable[Mapping[str, Any]], limit: int = MAX_REPORTED_ERRORS
+) -> tuple[list[tuple[str, FieldError]], int]:
+    """The first ``limit`` problems the API server would report, each with its object
+    (``Pod ns/name``), and how many there are in all."""
+    found: list[tuple[str, FieldError]] = []
+    total = 0
     for obj in objects:
         if not isinstance(obj, Mapping):
             continue
         kind = obj.get("kind")
-        error: FieldError | None = None
         if kind == "Pod":
-            error = validate_pod(obj)
+            errors = pod_errors(obj)
         elif kind == "Node":
-            error = validate_node(obj)
-        if error is not None:
-            ref = object_ref(dict(obj))
-            if kind == "Pod" and "/" not in ref.split(" ", 1)[1]:
-                ref = ref.replace("Pod ", "Pod default/", 1)
-            raise InputError(error.message, file=source, obj=ref, field=error.field)
+            errors = node_errors(obj)
+        else:
+            continue
+        if not errors:
+            continue
+        total += len(errors)
+        ref = object_ref(dict(obj))
+        if kind == "Pod" and "/" not in ref.split(" ", 1)[1]:
+            ref = ref.replace("Pod ", "Pod default/", 1)
+        found += [(ref, e) for e in errors[: max(0, limit - len(found))]]
+    return found, total
+
+
+def validate_objects(objects: Iterable[Mapping[str, Any]], *, source: str | None = None) -> None:
+    """Refuse Pods and Nodes the API server would refuse, in its words.
+
+    Raises :class:`InputError` naming the file, the object and the field of
+    the first problem, and how many more there are (``... (and 3 more)``);
+    ``errors`` on it lists up to :data:`MAX_REPORTED_ERRORS` of them.
+    Snapshot files (:func:`load_cluster`, the CLI) and the dashboard's uploads
+    pass through it; :func:`build_cluster` itself takes objects as given, as
+    upstream's unit tests build them.
+    """
+    found, total = object_errors(objects)
+    if not found:
+        return
+    ref, first = found[0]
+    more = f" (and {total - 1} more)" if total > 1 else ""
+    error = InputError(first.message + more, file=source, obj=ref, field=first.field)
+    error.errors = found
+    error.total = total
+    raise error
 
 
 def build_cluster(

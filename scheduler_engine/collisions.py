@@ -117,16 +117,7 @@ class _Delivery:
 
 
 def _working_copy(cluster: ClusterState) -> ClusterState:
-    return ClusterState(
-        nodes=list(cluster.nodes),
-        pods=[p if p.node_name else copy.copy(p) for p in cluster.pods],
-        priority_classes=dict(cluster.priority_classes),
-        pdbs=list(cluster.pdbs),
-        namespaces=dict(cluster.namespaces),
-        objects={k: list(v) for k, v in cluster.objects.items()},
-        node_topologies=dict(cluster.node_topologies),
-        source=cluster.source,
-    )
+    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 class _Run:

@@ -35,18 +35,17 @@ from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_doma
 from .objects import Pod
 from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
 from .plugins import coscheduling as cosched
+from .pod_result import pod_result
 from .results import (
     STATUS_ERROR,
     STATUS_SCHEDULED,
     STATUS_SKIPPED,
     STATUS_UNSCHEDULABLE,
-    STATUSES,
     PodResult,
     PodStatus,
     SimulationResult,
 )
 from .scheduler import events as ev
-from .scheduler.messages import truncate_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
@@ -112,17 +111,7 @@ class _PodState:
 
 def _working_copy(cluster: ClusterState) -> ClusterState:
     """The cluster with pending pods copied: scheduling sets their node and nomination."""
-    pods = [p if p.node_name else copy.copy(p) for p in cluster.pods]
-    return ClusterState(
-        nodes=list(cluster.nodes),
-        pods=pods,
-        priority_classes=dict(cluster.priority_classes),
-        pdbs=list(cluster.pdbs),
-        namespaces=dict(cluster.namespaces),
-        objects={k: list(v) for k, v in cluster.objects.items()},
-        node_topologies=dict(cluster.node_topologies),
-        source=cluster.source,
-    )
+    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 def _default_clock(cluster: ClusterState) -> float:
@@ -648,7 +637,9 @@ class _Run:
     def result(self, elapsed: float) -> SimulationResult:
         """Results in queue order (the order of first attempts, then pods never queued)."""
         for key, st in self.states.items():
-            self.results[key] = _pod_result(st, self.recorder, self.explain)
+            self.results[key] = pod_result(
+                st.qpi.pod, st.attempt, st.victims, st.fwk, st.attempts, self.recorder, self.explain
+            )
             self.results[key].events = st.events
         attempted = sorted(
             self.states.values(), key=lambda st: _QueueKey(st.qpi, st.seq, self.less)
@@ -867,84 +858,3 @@ class _QueueKey:
         if self.less(other.qpi, self.qpi):
             return False
         return self.seq < other.seq
-
-
-def _pod_result(st: _PodState, recorder: Recorder | None, explain: bool) -> PodResult:
-    pod: Pod = st.qpi.pod
-    att = st.attempt
-    assert att is not None
-    status = PodStatus(att.status) if att.status in STATUSES else PodStatus.UNSCHEDULABLE
-    if status == STATUS_SCHEDULED:
-        message = f"Successfully assigned {pod.namespace}/{pod.name} to {att.node}"
-    elif att.fit_error is not None:
-        message = att.fit_error.error()
-    else:
-        message = att.message
-    # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
-    # one from the input snapshot stays when PostFilter leaves it alone, and another
-    # pod's preemption may have cleared it.  A bound pod reports none: v1.36 clears
-    # the field at binding (ClearingNominatedNodeNameAfterBinding, beta, on); its
-    # victims still say that it preempted.
-    nominated = None if status == STATUS_SCHEDULED else (pod.nominated_node_name or None)
-    r = PodResult(
-        pod.key,
-        status,
-        node=att.node if status == STATUS_SCHEDULED else None,
-        message=truncate_message(message),
-        nominated_node=nominated,
-        victims=list(dict.fromkeys(st.victims)),
-        profile=st.fwk.profile_name,
-        attempts=st.attempts,
-    )
-    if status == STATUS_SCHEDULED and (pod.resource_claims or pod.requests.scalar):
-        dra = st.fwk.plugins.get("DynamicResources")
-        if dra is not None and hasattr(dra, "allocations"):
-            r.allocations = dra.allocations(pod.key)
-    if status == STATUS_SCHEDULED:
-        for name, pl in st.fwk.plugins.items():
-            result_for = getattr(pl, "result_for", None)
-            found = result_for(pod.key) if result_for is not None else None
-            if found:
-                r.plugin_results[name] = found
-    if explain and recorder is not None:
-        rec = recorder.data.get(pod.key, {})
-        r.record = rec
-        r.scores = dict(att.scores or {})
-        ff, allff = _filter_failures(rec.get("filter", {}))
-        d = att.diagnosis
-        if d is not None and d.node_to_status.absent.reasons and status != STATUS_SCHEDULED:
-            absent = d.node_to_status.absent
-            plugin = absent.plugin or ", ".join(sorted(d.unschedulable_plugins))
-            entry = {"plugin": plugin, "reason": absent.message()}
-            for node in (n.name for n in st.fwk.handle.snapshot().node_info_list):
-                if node not in ff and node not in d.node_to_status.statuses:
-                    ff[node] = entry
-                    allff[node] = [entry]
-        r.filter_failures = ff
-        r.all_filter_failures = allff
-        r.plugin_scores = {
-            node: {pl: dict(v) for pl, v in per.items()}
-            for node, per in rec.get("score", {}).items()
-        }
-    return r
-
-
-def _filter_failures(
-    per_node: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
-    first: dict[str, dict[str, str]] = {}
-    every: dict[str, list[dict[str, str]]] = {}
-    for node, per_plugin in per_node.items():
-        fails = None
-        for pl, v in per_plugin.items():
-            if v.get("code") == "Success":
-                continue  # most nodes pass most filters: no list, no dicts for them
-            fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
-            if v.get("detail"):
-                fail["detail"] = v["detail"]
-            if fails is None:
-                fails = every[node] = [fail]
-                first[node] = fail
-            else:
-                fails.append(fail)
-    return first, every

@@ -1,7 +1,8 @@
 """A JSON renderer for large plain answers: orjson, byte for byte what DRF's renderer writes.
 
 An explanation at 5,000 nodes is a 1.4 MB document (every node's record);
-``json.dumps`` through DRF's encoder took 66 ms of CPU for it, orjson 6 ms.
+``json.dumps`` through DRF's encoder took 66 to 68 ms of CPU for it, orjson 6 ms
+and the check below 10 to 25 ms more (37 ms in all, ``benchmarks/explain_warm.py``).
 Used where the data is the engine's plain JSON (dicts, lists, strings,
 numbers); anything orjson does not write exactly as DRF would (floats in
 exponent notation, integers beyond 64 bits, non-string keys, other types)

@@ -145,16 +145,7 @@ def replaced(
     nodes: Iterable[Node] | None = None,
 ) -> ClusterState:
     """A shallow copy of ``cluster`` with other pods and/or nodes."""
-    return ClusterState(
-        nodes=list(cluster.nodes if nodes is None else nodes),
-        pods=list(cluster.pods if pods is None else pods),
-        priority_classes=dict(cluster.priority_classes),
-        pdbs=list(cluster.pdbs),
-        namespaces=dict(cluster.namespaces),
-        objects={k: list(v) for k, v in cluster.objects.items()},
-        node_topologies=dict(cluster.node_topologies),
-        source=cluster.source,
-    )
+    return cluster.replaced(pods, nodes)
 
 
 def with_moves(cluster: ClusterState, moves: Sequence[Move]) -> ClusterState:

@@ -146,7 +146,18 @@ class Probe:
         return Failure(names, (f"node(s) didn't satisfy plugin(s) [{names}]",), unresolvable=True)
 
     def fits(self, prep: Prepared, node_info: NodeInfo) -> bool:
-        return not self.failures(prep, node_info)
+        """Whether the scheduler would find the node feasible: its filters with the
+        nominated pods of higher or equal priority counted, as the scheduling cycle runs them."""
+        if prep.rejection is not None:
+            return False
+        if prep.allowed is not None and node_info.name not in prep.allowed:
+            return False
+        fwk = self.fwk
+        with _unrecorded(fwk):
+            s = fwk._filter_node_with_nominated_pods(
+                prep.state, prep.pod, node_info, fwk.active_filters(prep.state)
+            )
+        return s is None or s.code == Code.SUCCESS
 
     def without(
         self, prep: Prepared, node_info: NodeInfo, victims: Sequence[Pod]

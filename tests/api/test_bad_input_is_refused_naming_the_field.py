@@ -152,10 +152,95 @@ def test_a_negative_gpu_in_a_snapshot_is_named(operator, demo_cluster):
     )
     assert r.status_code == 400
     assert r.json() == {
+        # both, as the API server lists both
         "snapshot[1].spec.containers[0].resources.limits[nvidia.com/gpu]": [
             'Invalid value: "-1": must be greater than or equal to 0'
-        ]
+        ],
+        "snapshot[1].spec.containers[0].resources.requests[nvidia.com/gpu]": [
+            'Invalid value: "-1": must be greater than or equal to 0'
+        ],
     }
+    assert not DryRun.objects.exists()
+
+
+def test_many_bad_objects_list_the_first_twenty_and_count_them_all(operator, demo_cluster):
+    bad = {"requests": {"gpu": "1"}}  # not a standard resource for containers: 2 problems each
+    snapshot = [
+        {
+            "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "resources": bad}]},
+        }
+        for i in range(15)
+    ]
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": snapshot},
+        format="json",
+    )
+    assert r.status_code == 400
+    body = r.json()
+    assert body.pop("non_field_errors") == ["30 problems in all; the first 20 are listed"]
+    assert sum(map(len, body.values())) == 20
+    assert body["snapshot[0].spec.containers[0].resources.requests[gpu]"] == [
+        'Invalid value: "gpu": must be a standard resource type or fully qualified',
+        'Invalid value: "gpu": must be a standard resource for containers',
+    ]
+    assert not DryRun.objects.exists()
+
+
+def test_bad_taints_and_tolerations_are_named(operator, demo_cluster):
+    snapshot = [
+        {
+            "kind": "Node",
+            "metadata": {"name": "n"},
+            "spec": {
+                "taints": [
+                    {"key": "gpu", "effect": "NoSchedule"},
+                    {"key": "gpu", "effect": "NoSchedule"},
+                    {"key": "bad key", "effect": "Sometimes"},
+                ]
+            },
+        },
+        {
+            "kind": "Pod",
+            "metadata": {"generateName": "Web-", "namespace": "default", "name": "w"},
+            "spec": {
+                "containers": [{"name": "c"}],
+                "tolerations": [
+                    {"operator": "Equal", "value": "x"},
+                    {"key": "k", "operator": "Exists", "value": "v"},
+                    {"key": "k", "tolerationSeconds": 5, "effect": "NoSchedule"},
+                ],
+            },
+        },
+    ]
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "source": "snapshot", "snapshot": snapshot},
+        format="json",
+    )
+    assert r.status_code == 400
+    body = r.json()
+    assert body["snapshot[0].spec.taints[1]"] == [
+        "Duplicate value: taints must be unique by key and effect pair"
+    ]
+    assert body["snapshot[0].spec.taints[2].effect"] == [
+        'Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", '
+        '"NoExecute"'
+    ]
+    assert "snapshot[0].spec.taints[2].key" in body
+    assert body["snapshot[1].metadata.generateName"][0].startswith('Invalid value: "Web-": ')
+    assert body["snapshot[1].spec.tolerations[0].operator"] == [
+        'Invalid value: "Equal": operator must be Exists when `key` is empty, which means '
+        '"match all values and all keys"'
+    ]
+    assert body["snapshot[1].spec.tolerations[1].operator"] == [
+        "Invalid value: \"v\": value must be empty when `operator` is 'Exists'"
+    ]
+    assert body["snapshot[1].spec.tolerations[2].effect"] == [
+        "Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set"
+    ]
     assert not DryRun.objects.exists()
 
 

@@ -9,13 +9,10 @@ how one gets hidden.
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.imports import ROOT, Import, cycles, imports, modules
+
 PACKAGE = ROOT / "dashboard"
 
 # Lower first; apps on one floor do not import each other.
@@ -30,65 +27,10 @@ FLOORS: tuple[frozenset[str], ...] = (
 PROJECT_MODULES = frozenset({"schedlab.settings.env"})
 
 
-@dataclass(frozen=True, slots=True)
-class Import:
-    source: str  # importing module
-    target: str  # imported module of ours (or of schedlab)
-    line: int
-    in_function: str  # the enclosing function's name, "" at module level
+MODULES = modules(PACKAGE)
 
 
-def _modules() -> dict[str, Path]:
-    out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
-    return out
-
-
-MODULES = _modules()
-
-
-def _resolve(name: str) -> str | None:
-    """The module of ours that ``name`` (a module or a module's attribute) lives in."""
-    while name and name not in MODULES:
-        name = name.rpartition(".")[0]
-    return name or None
-
-
-def _imports(module: str, path: Path) -> list[Import]:
-    tree = ast.parse(path.read_text(), str(path))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: list[Import] = []
-
-    def names(node: ast.Import | ast.ImportFrom) -> list[str]:
-        if isinstance(node, ast.Import):
-            return [a.name for a in node.names]
-        base = node.module or ""
-        if node.level:
-            anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-            base = ".".join([*anchor, *([node.module] if node.module else [])])
-        return [f"{base}.{a.name}" for a in node.names]
-
-    def visit(node: ast.AST, function: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            inner = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else ""
-            if isinstance(child, ast.Import | ast.ImportFrom):
-                for name in names(child):
-                    if name.startswith("schedlab."):
-                        found.append(Import(module, name, child.lineno, function))
-                    target = _resolve(name) if name.startswith("dashboard") else None
-                    if target is not None and target != module:
-                        found.append(Import(module, target, child.lineno, function))
-            visit(child, function or inner)
-
-    visit(tree, "")
-    return found
-
-
-IMPORTS = [i for m, p in MODULES.items() for i in _imports(m, p)]
+IMPORTS = [i for m, p in MODULES.items() for i in imports(m, p, MODULES, ("schedlab.",))]
 
 
 def _floor(module: str) -> tuple[int, str]:
@@ -102,43 +44,12 @@ def _floor(module: str) -> tuple[int, str]:
     return -1, ""
 
 
-def _cycles(imports: list[Import]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
+def _cycles(found: list[Import]) -> list[list[str]]:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for i in imports:
+    for i in found:
         if i.target in graph:
             graph[i.source].add(i.target)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def strong(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in graph:
-        if v not in index:
-            strong(v)
-    return found
+    return cycles(graph)
 
 
 def test_every_module_is_on_a_floor():

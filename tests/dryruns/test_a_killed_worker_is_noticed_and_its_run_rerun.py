@@ -11,52 +11,26 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-
-from django.conf import settings
-from django.db import connection
 
 from dashboard import conf
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun, DryRunResultPage
 from dashboard.dryruns.tasks import run_dry_run_task
-from tests.support.fixtures import ROOT
+from tests.support.fixtures import start_worker, stop_worker
 from tests.support.synthetic import fleet
 
 STALE = 2.0
 
 
 def _worker(queue: str) -> subprocess.Popen:
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
-        "SCHEDLAB_TEST_ID": settings.TEST_ID,
-        "SCHEDLAB_TEST_QUEUE": queue,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS": "0.3",
-        "SCHEDLAB_DRYRUN_STALE_SECONDS": str(STALE),
-        "SCHEDLAB_DRYRUN_REAP_SECONDS": "0.3",
-    }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "schedlab",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-Q",
-            queue,
-        ],
-        env=env,
-        cwd=ROOT,
+    return start_worker(
+        queue=queue,
+        env={
+            "SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS": "0.3",
+            "SCHEDLAB_DRYRUN_STALE_SECONDS": str(STALE),
+            "SCHEDLAB_DRYRUN_REAP_SECONDS": "0.3",
+        },
     )
 
 
@@ -104,12 +78,7 @@ def test_a_sigkilled_worker_is_noticed_and_the_run_rerun_elsewhere(demo_cluster,
     finally:
         for proc in (first, second):
             if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                stop_worker(proc)
 
 
 def test_a_run_lost_on_its_last_attempt_is_failed(

@@ -12,18 +12,15 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.tasks import run_dry_run_task
 from schedlab.celery import app
-from tests.support.fixtures import ROOT
+from tests.support.fixtures import start_worker
 from tests.support.synthetic import fleet
 
 pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server")
@@ -63,34 +60,7 @@ def _redis(port: int, workdir) -> subprocess.Popen:
 
 
 def _worker(url: str, queue: str) -> subprocess.Popen:
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
-        "SCHEDLAB_TEST_ID": settings.TEST_ID,
-        "SCHEDLAB_TEST_QUEUE": queue,
-        "REDIS_URL": url,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-    }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "schedlab",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-Q",
-            queue,
-        ],
-        env=env,
-        cwd=ROOT,
-    )
+    return start_worker(queue=queue, env={"REDIS_URL": url})
 
 
 def _submit(url: str, queue: str, run: DryRun) -> None:

@@ -342,3 +342,30 @@ def test_the_cli_refuses_a_bad_depth_in_one_line(tmp_path: Any, bad: str) -> Non
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert "argument --cascade: must be" in out.stderr
+
+
+def test_a_gang_losing_a_member_is_reported_broken_at_its_depth() -> None:
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "llm", "namespace": "default"},
+        "spec": {"minMember": 2},
+    }
+    members = [
+        make_pod(f"llm-{i}")
+        .priority(10)
+        .req(cpu="4")
+        .node(n)
+        .labels({"scheduling.x-k8s.io/pod-group": "llm"})
+        .owner("Job", "llm")
+        .obj()
+        for i, n in enumerate(("a", "b"))
+    ]
+    objs = [*_nodes("a", "b"), group, *members]
+    objs.append(make_pod("train").priority(1000).req(cpu="4").node_affinity_in("tier", "a").obj())
+    cascade, _ = _cascade(objs)
+    (broken,) = cascade["levels"][0]["brokenGangs"]
+    assert broken["name"] == "default/llm"
+    assert broken["evicted"] == ["default/llm-0"]
+    assert (broken["minMember"], broken["remaining"], broken["belowMinMember"]) == (2, 1, True)
+    assert cascade["totals"]["brokenGangs"] == 1

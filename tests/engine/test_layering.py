@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.imports import cycles, imports, modules
+
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "scheduler_engine"
 FORBIDDEN = (
@@ -58,92 +60,23 @@ def test_importing_the_engine_loads_nothing_forbidden():
 # -- no import cycles: every import counts, in functions and under TYPE_CHECKING too --
 
 
-def _engine_modules() -> dict[str, Path]:
-    out = {}
-    for path in sorted(ENGINE.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
-    return out
-
-
-MODULES = _engine_modules()
-
-
-def _resolve(name: str) -> str | None:
-    """The engine module that ``name`` (a module or a module's attribute) lives in."""
-    while name and name not in MODULES:
-        name = name.rpartition(".")[0]
-    return name or None
+MODULES = modules(ENGINE)
 
 
 def _engine_imports(module: str, path: Path) -> set[str]:
     """The engine modules ``module`` imports, wherever the import statement stands."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([node.module] if node.module else [])])
-            names = [f"{base}.{a.name}" for a in node.names]
-        else:
-            continue
-        for name in names:
-            target = _resolve(name) if name.startswith("scheduler_engine") else None
-            if target is not None and target != module:
-                found.add(target)
-    return found
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def strong(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in list(graph):
-        if v not in index:
-            strong(v)
-    return found
+    return {i.target for i in imports(module, path, MODULES)}
 
 
 def test_no_import_cycle_anywhere_in_the_engine():
     graph = {m: _engine_imports(m, p) for m, p in MODULES.items()}
     assert len(graph) > 50 and sum(map(len, graph.values())) > 100
-    assert _cycles(graph) == []
+    assert cycles(graph) == []
 
 
 def test_the_cycle_checker_sees_a_cycle():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     # a relative import resolves to the module it names
     names = _engine_imports("scheduler_engine.framework.handle", ENGINE / "framework" / "handle.py")
     assert "scheduler_engine.gocompat" in names

@@ -14,7 +14,12 @@ import pytest
 from scheduler_engine import build_cluster
 from scheduler_engine.cluster import validate_objects
 from scheduler_engine.errors import InputError
-from scheduler_engine.objects.validation import format_quantity, validate_node, validate_pod
+from scheduler_engine.objects.validation import (
+    format_quantity,
+    pod_errors,
+    validate_node,
+    validate_pod,
+)
 from tests.engine.randomgen import random_cluster
 from tests.engine.test_cli import cli
 
@@ -179,9 +184,11 @@ def test_refused_pods_are_named_in_the_api_servers_words(obj, message):
     assert error is not None and f"{error.field}: {error.message}" == message
     with pytest.raises(InputError) as caught:
         validate_objects([obj], source="snap.yaml")
-    assert (
-        caught.value.one_line()
-        == f"snap.yaml: Pod {obj['metadata']['namespace']}/{obj['metadata']['name']}: {message}"
+    # the first problem named, the others counted (both a negative limit and request)
+    more = len(pod_errors(obj)) - 1
+    assert caught.value.one_line() == (
+        f"snap.yaml: Pod {obj['metadata']['namespace']}/{obj['metadata']['name']}: {message}"
+        + (f" (and {more} more)" if more else "")
     )
 
 
@@ -277,3 +284,55 @@ def test_the_cli_names_file_object_and_field(tmp_path):
         f'{path}: Pod default/neg: {C0}.requests[cpu]: Invalid value: "-1": '
         "must be greater than or equal to 0"
     ), out.stderr
+
+
+def test_the_cli_names_the_first_problem_and_counts_the_rest(tmp_path):
+    import yaml
+
+    path = tmp_path / "many.yaml"
+    bad_node = node()
+    bad_node["spec"] = {"taints": [{"key": "k", "effect": "Never"}]}
+    objs = [
+        bad_node,
+        pod({"cpu": "-1"}, name="neg"),
+        pod({"gpu": "1"}, name="plain-gpu"),  # two problems: not standard, not for containers
+    ]
+    path.write_text(yaml.safe_dump_all(copy.deepcopy(objs)))
+    out = cli("simulate", "--snapshot", str(path))
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0] == (
+        f"{path}: Node {bad_node['metadata']['name']}: spec.taints[0].effect: Unsupported value: "
+        '"Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute" (and 3 more)'
+    )
+    with pytest.raises(InputError) as caught:
+        validate_objects(objs, source="many.yaml")
+    assert caught.value.total == 4
+    assert [f"{ref}: {e.field}" for ref, e in caught.value.errors] == [
+        f"Node {bad_node['metadata']['name']}: spec.taints[0].effect",
+        f"Pod default/neg: {C0}.requests[cpu]",
+        f"Pod default/plain-gpu: {C0}.requests[gpu]",
+        f"Pod default/plain-gpu: {C0}.requests[gpu]",
+    ]
+
+
+def test_resource_names_are_checked_like_the_api_server():
+    cases = {
+        "pods": ["must be a standard resource for containers"],
+        "gpu": [
+            "must be a standard resource type or fully qualified",
+            "must be a standard resource for containers",
+        ],
+        "example.com/foo": [],
+        "hugepages-2Mi": [],
+        "kubernetes.io/foo": [],
+        "example.com/a/b": None,  # not a qualified name: its own message
+    }
+    for name, details in cases.items():
+        errors = pod_errors(pod(limits={name: "1"}))
+        named = [e for e in errors if e.field == f"{C0}.limits[{name}]" and e.value == name]
+        if details is None:
+            assert named, name
+        else:
+            assert [e.detail for e in named] == details, name

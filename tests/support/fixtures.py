@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,34 +107,38 @@ def poll_dry_run(client: APIClient, run_id: int, timeout: float = 60.0) -> dict[
     )
 
 
-def start_worker(name: str) -> subprocess.Popen:
-    """A real worker process named ``name@host`` on this process's queue and test database."""
+def start_worker(
+    name: str | None = None, *, queue: str | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.Popen:
+    """A real worker process on the test database: named ``name@host`` when ``name`` is
+    given; on ``queue`` (else this process's queue); ``env`` added to its environment."""
     db = connection.settings_dict
-    env = {
+    full = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
         "SCHEDLAB_TEST_ID": settings.TEST_ID,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        **(env or {}),
     }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "schedlab",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-n",
-            f"{name}@%h",
-        ],
-        env=env,
-        cwd=ROOT,
-    )
+    args = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "schedlab",
+        "worker",
+        "--pool=solo",
+        "--loglevel=WARNING",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+    if name is not None:
+        args += ["-n", f"{name}@%h"]
+    if queue is not None:
+        full["SCHEDLAB_TEST_QUEUE"] = queue
+        args += ["-Q", queue]
+    return subprocess.Popen(args, env=full, cwd=ROOT)
 
 
 def stop_worker(proc: subprocess.Popen) -> None:

@@ -177,6 +177,8 @@ class KubeServer:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._watch_sockets: set[socket.socket] = set()
+        # every open client connection (keep-alive ones too): a stopped server cuts them
+        self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
 
     # -- lifecycle --------------------------------------------------------
@@ -196,12 +198,21 @@ class KubeServer:
         return self
 
     def stop(self) -> None:
-        """Stop listening and cut every open watch, like a crashed API server."""
+        """Stop listening and cut every open connection, like a crashed API server.
+
+        Keep-alive connections too: left open, their handler threads would go on
+        answering (``/readyz`` 200) for a server that is gone.
+        """
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
         self.drop_watches()
+        with self._lock:
+            connections = list(self._connections)
+        for sock in connections:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def restart(self, *, compact: bool = True, down_for: float = 0.0) -> None:
         """Stop, wait, start on the same port; by default old resourceVersions expire."""
@@ -345,6 +356,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.kube._lock:
+            self.kube._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.kube._lock:
+            self.kube._connections.discard(self.connection)
+        super().finish()
 
     def _send(self, code: int, body: bytes) -> None:
         self.send_response(code)

@@ -20,9 +20,10 @@ from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import export_snapshot
 from scheduler_engine import SchedulerConfig, build_cluster
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
+from scheduler_engine.cluster import MAX_REPORTED_ERRORS
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
-from scheduler_engine.objects.validation import validate_node, validate_pod
+from scheduler_engine.objects.validation import node_errors, pod_errors
 
 from .. import codec
 from ..models import DryRun, ProfileVersion
@@ -72,6 +73,8 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
     """Shape, kinds and names of every object (cheap); 400 naming ``field[i].path``."""
     seen: dict[tuple[str, str, str], int] = {}
     cheap: list[dict[str, Any]] = []
+    problems: list[tuple[str, str]] = []
+    total = 0
     for i, o in enumerate(objects):
         where = f"{field}[{i}]"
         if not isinstance(o, dict):
@@ -99,10 +102,12 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
             if not isinstance(containers, list) or not all(isinstance(c, dict) for c in containers):
                 raise BadInput.one(f"{where}.spec.containers", "must be a list of containers")
         if kind in _DEEP_IN_WORKER:
-            # what the API server refuses (negative or uneven quantities, names, labels)
-            error = (validate_pod if kind == "Pod" else validate_node)(o)
-            if error is not None:
-                raise BadInput.one(f"{where}.{error.field}", error.message)
+            # what the API server refuses (quantities, resource names, names, labels,
+            # taints, tolerations): every problem counted, the first N listed
+            errors = (pod_errors if kind == "Pod" else node_errors)(o)
+            total += len(errors)
+            room = MAX_REPORTED_ERRORS - len(problems)
+            problems += [(f"{where}.{e.field}", e.message) for e in errors[: max(0, room)]]
         key = (kind, ns or ("default" if kind == "Pod" else ""), name)
         if key in seen:
             raise BadInput.one(
@@ -112,6 +117,8 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
         seen[key] = i
         if kind not in _DEEP_IN_WORKER:
             cheap.append(o)
+    if problems:
+        raise BadInput.many(problems, total)
     if cheap:
         _check_objects(cheap, field)
 

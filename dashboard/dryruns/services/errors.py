@@ -26,6 +26,18 @@ class BadInput(ValueError):
     def one(cls, field: str, message: str) -> BadInput:
         return cls({field: [message]})
 
+    @classmethod
+    def many(cls, problems: list[tuple[str, str]], total: int) -> BadInput:
+        """Up to the first N (field, message) problems of ``total``; beyond them, a count."""
+        errors: dict[str, list[str]] = {}
+        for field, message in problems:
+            errors.setdefault(field, []).append(message)
+        if total > len(problems):
+            errors["non_field_errors"] = [
+                f"{total} problems in all; the first {len(problems)} are listed"
+            ]
+        return cls(errors)
+
 
 class ApplyGuardError(BadInput):
     """Applying a version that has no successful dry-run, without an admin's force."""

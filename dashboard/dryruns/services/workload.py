@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from dashboard import conf
-from scheduler_engine.objects.validation import is_dns1123_subdomain, validate_pod
+from scheduler_engine.cluster import MAX_REPORTED_ERRORS
+from scheduler_engine.objects.validation import is_dns1123_subdomain, pod_errors
 
 from .errors import BadInput
 
@@ -46,9 +47,10 @@ def _template(item: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _check_pod(pod: dict[str, Any], where: str) -> None:
     """What the API server would refuse in this pod (or template), naming ``where.field``."""
-    error = validate_pod(pod)
-    if error is not None:
-        raise BadInput.one(f"{where}.{error.field}", error.message)
+    errors = pod_errors(pod)
+    if errors:
+        shown = errors[:MAX_REPORTED_ERRORS]
+        raise BadInput.many([(f"{where}.{e.field}", e.message) for e in shown], len(errors))
 
 
 def _expand(item: dict[str, Any], where: str) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,12 @@ class PreFilterState(StateData):
         if len(self.tp_value_to_match_num[i]) < min_domains:
             return 0
         return self.critical_paths[i].n0
+
+    def within_skew(self, i: int, matching: Any) -> Any:
+        """Filter's test for constraint ``i``: the skew placing the pod in a domain with
+        ``matching`` pods (an int, or an array of them) would make is at most maxSkew."""
+        c = self.constraints[i]
+        return matching + (self.self_match[i] - self.min_match_num(i, c.min_domains)) <= c.max_skew
 
     def clone(self) -> PreFilterState:
         c = PreFilterState(
@@ -225,9 +232,7 @@ class Filtering:
             tp_val = labels.get(c.topology_key)
             if tp_val is None:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
-            min_match = s.min_match_num(i, c.min_domains)
-            skew = counts[i].get(tp_val, 0) + s.self_match[i] - min_match
-            if skew > c.max_skew:
+            if not s.within_skew(i, counts[i].get(tp_val, 0)):
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
 
@@ -246,22 +251,15 @@ class Filtering:
             return np.fromiter((filt(state, pod, ni) is None for ni in nodes), dtype=bool, count=n)
         ok = np.ones(n, dtype=bool)
         arrays = s.domain_counts
-        counts = s.tp_value_to_match_num
         for i, c in enumerate(s.constraints):
             doms = index.domains(c.topology_key)
             ids = doms.ids[rows]
-            if arrays is not None:
-                per_domain = arrays[i]
-            else:
-                # AddPod/RemovePod changed the counts: read them back from the dict
-                per_domain = np.zeros(len(doms), dtype=np.int64)
-                index_of = doms.index_of
-                for v, num in counts[i].items():
-                    k = index_of.get(v)
-                    if k is not None:
-                        per_domain[k] = num
-            min_match = s.min_match_num(i, c.min_domains)
-            passes = (per_domain + (s.self_match[i] - min_match)) <= c.max_skew
+            # AddPod/RemovePod changed the counts: read them back from the dict
+            per_domain = (
+                arrays[i] if arrays is not None else doms.counts_of(s.tp_value_to_match_num[i])
+            )
+            # Filter's skew check, once per domain, broadcast to the nodes
+            passes = s.within_skew(i, per_domain)
             ok &= (ids >= 0) & passes[np.maximum(ids, 0)]
         return ok
 

@@ -72,6 +72,16 @@ class _Domains:
     def __len__(self) -> int:
         return len(self.values)
 
+    def counts_of(self, by_value: dict[str, int]) -> np.ndarray:
+        """``by_value`` (domain value → count) as counts by domain id; unknown values dropped."""
+        per_domain = np.zeros(len(self.values), dtype=np.int64)
+        index_of = self.index_of
+        for v, num in by_value.items():
+            k = index_of.get(v)
+            if k is not None:
+                per_domain[k] = num
+        return per_domain
+
 
 class _NodeCounts:
     """Matching pods (namespace, selector; terminating pods left out) per node."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ...framework import MAX_NODE_SCORE, Code, CycleState, NodeInfo, NodeScore, Status
 from ...framework.cycle_state import StateData
-from ...gocompat import go_div, go_log, go_round, go_round_array
+from ...gocompat import go_log, go_round, go_round_array
 from ...objects import Pod
 from ...objects.selectors import SelectorError
 from .common import (
@@ -65,8 +66,28 @@ def topology_normalizing_weight(size: int) -> float:
     return w
 
 
-def _score_for_count(cnt: int, max_skew: int, weight: float) -> float:
-    return float(cnt) * weight + float(max_skew - 1)
+def _score_for_count(cnt: Any, max_skew: int, weight: float) -> Any:
+    """A node's term for one constraint; ``cnt`` a float or a float64 array (same operations)."""
+    return cnt * weight + float(max_skew - 1)
+
+
+def _normalize(scores: np.ndarray, ignored: np.ndarray) -> np.ndarray:
+    """NormalizeScore over int64 scores: the ignored nodes score 0, the others
+    ``MaxNodeScore * (max + min - score) / max`` (Go's truncating division)."""
+    valid = ~ignored
+    if valid.any():
+        min_score = int(scores[valid].min())
+        max_score = max(0, int(scores[valid].max()))
+    else:
+        min_score, max_score = 2**63 - 1, 0
+    marked = np.where(ignored, _INVALID_SCORE, scores)
+    if max_score == 0:
+        out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        num = MAX_NODE_SCORE * (max_score + min_score - marked)
+        q = np.abs(num) // max_score
+        out = np.where(num < 0, -q, q)
+    return np.where(marked == _INVALID_SCORE, 0, out)
 
 
 class Scoring:
@@ -212,7 +233,7 @@ class Scoring:
                 cnt = self._count(node_info, s.count_ids[i], c.selector, pod.namespace)
             else:
                 cnt = s.tp_value_to_pod_counts[i].get(tp_val, 0)
-            score += _score_for_count(cnt, c.max_skew, s.normalizing_weight[i])
+            score += _score_for_count(float(cnt), c.max_skew, s.normalizing_weight[i])
         return go_round(score)
 
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
@@ -243,13 +264,8 @@ class Scoring:
             if c.topology_key == LABEL_HOSTNAME:
                 cnt = index.node_counts(c.selector, pod.namespace).counts[rows]
             else:
-                per_domain = np.zeros(len(doms), dtype=np.int64)
-                index_of = doms.index_of
-                for v, num in s.tp_value_to_pod_counts[i].items():
-                    per_domain[index_of[v]] = num
-                cnt = per_domain[np.maximum(ids, 0)]
-            # the same float64 operations, in the same order, as _score_for_count and Score
-            term = cnt.astype(np.float64) * s.normalizing_weight[i] + float(c.max_skew - 1)
+                cnt = doms.counts_of(s.tp_value_to_pod_counts[i])[np.maximum(ids, 0)]
+            term = _score_for_count(cnt.astype(np.float64), c.max_skew, s.normalizing_weight[i])
             acc = np.where(present, acc + term, acc)
         ign = s.ignored_mask[rows]
         s.batch_ignored = ign
@@ -273,22 +289,8 @@ class Scoring:
                     "normalize_score_batch: the ignored nodes of these scores are unknown",
                 )
             ign = np.zeros(len(scores), dtype=bool)
-        if len(scores) == 0:
-            return None
-        valid = ~ign
-        if valid.any():
-            min_score = int(scores[valid].min())
-            max_score = max(0, int(scores[valid].max()))
-        else:
-            min_score, max_score = 2**63 - 1, 0
-        marked = np.where(ign, _INVALID_SCORE, scores)
-        if max_score == 0:
-            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
-        else:
-            num = MAX_NODE_SCORE * (max_score + min_score - marked)
-            q = np.abs(num) // max_score
-            out = np.where(num < 0, -q, q)
-        scores[:] = np.where(marked == _INVALID_SCORE, 0, out)
+        if len(scores):
+            scores[:] = _normalize(scores, ign)
         return None
 
     def normalize_score(
@@ -297,23 +299,12 @@ class Scoring:
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return _missing_state(PRE_SCORE_STATE_KEY)
+        if not scores:
+            return None
         ignored = s.ignored_nodes
-        min_score = 2**63 - 1
-        max_score = 0
-        for ns in scores:
-            if ns.name in ignored:
-                ns.score = _INVALID_SCORE
-                continue
-            if ns.score < min_score:
-                min_score = ns.score
-            if ns.score > max_score:
-                max_score = ns.score
-        for ns in scores:
-            if ns.score == _INVALID_SCORE:
-                ns.score = 0
-                continue
-            if max_score == 0:
-                ns.score = MAX_NODE_SCORE
-                continue
-            ns.score = go_div(MAX_NODE_SCORE * (max_score + min_score - ns.score), max_score)
+        n = len(scores)
+        values = np.fromiter((ns.score for ns in scores), dtype=np.int64, count=n)
+        ign = np.fromiter((ns.name in ignored for ns in scores), dtype=bool, count=n)
+        for ns, v in zip(scores, _normalize(values, ign).tolist(), strict=True):
+            ns.score = v
         return None
