@@ -8,17 +8,13 @@ field named.  Every worker reaps runs whose worker died, without any read.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from datetime import timedelta
 
-from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from dashboard.dryruns.models import DryRun
-from tests.support.fixtures import ROOT, poll_dry_run
+from tests.support.fixtures import poll_dry_run, start_worker, stop_worker
 from tests.support.synthetic import fleet, pod
 
 
@@ -70,32 +66,9 @@ def test_every_worker_reaps_runs_whose_worker_died(demo_cluster, transactional_d
         heartbeat_at=old,
         attempts=2,
     )
-    db = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
-        "SCHEDLAB_TEST_ID": settings.TEST_ID,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "SCHEDLAB_DRYRUN_REAP_SECONDS": "0.3",
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "schedlab",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-Q",
-            f"reaper-test-{os.getpid()}",  # its own queue: it takes no other test's runs
-        ],
-        env=env,
-        cwd=ROOT,
+    # its own queue: it takes no other test's runs
+    proc = start_worker(
+        queue=f"reaper-test-{os.getpid()}", env={"SCHEDLAB_DRYRUN_REAP_SECONDS": "0.3"}
     )
     try:
         deadline = time.monotonic() + 60
@@ -106,5 +79,4 @@ def test_every_worker_reaps_runs_whose_worker_died(demo_cluster, transactional_d
             time.sleep(0.2)
         assert lost.status == "failed" and "heartbeat" in lost.error
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_worker(proc)
