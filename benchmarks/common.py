@@ -38,6 +38,17 @@ def ensure_database() -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def setup_django() -> None:
+    """Set Django up on the benchmark's database: created if missing, then migrated, so a
+    bench database left by an older tree is brought up to date before anything reads it."""
+    import django
+    from django.core.management import call_command
+
+    ensure_database()
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
