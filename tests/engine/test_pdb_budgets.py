@@ -9,24 +9,12 @@ other fails here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from scheduler_engine.cluster import build_cluster
 from scheduler_engine.objects import Pod
 from scheduler_engine.plugins.defaultpreemption import filter_pods_with_pdb_violation
 from scheduler_engine.podgroup_preemption import Victim, _split_by_pdb
 
-from .builders import make_pod
-
-
-def _pdb(name: str, labels: dict[str, str], allowed: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy/v1",
-        "kind": "PodDisruptionBudget",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"selector": {"matchLabels": labels}},
-        "status": {"disruptionsAllowed": allowed},
-    }
+from .builders import make_pdb, make_pod
 
 
 def _pod(name: str, **labels: str) -> Pod:
@@ -34,7 +22,7 @@ def _pod(name: str, **labels: str) -> Pod:
 
 
 # "a" breaks PDB "zero" first; "b" is matched only by "one", which allows one.
-PDBS = [_pdb("zero", {"app": "a"}, 0), _pdb("one", {"tier": "t"}, 1)]
+PDBS = [make_pdb("zero", {"app": "a"}, 0), make_pdb("one", {"tier": "t"}, 1)]
 
 
 def _units(*pods: Pod) -> list[Victim]:
