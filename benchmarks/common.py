@@ -39,11 +39,15 @@ def ensure_database() -> None:
 
 
 def setup_django() -> None:
-    """Create the benchmark's database if needed (``ensure_database``), then set Django up."""
+    """Create the benchmark's database if needed (``ensure_database``), set Django up and
+    migrate, so a bench database left by an older tree is brought up to date before
+    anything reads it."""
     ensure_database()
     import django
+    from django.core.management import call_command
 
     django.setup()
+    call_command("migrate", verbosity=0)
 
 
 def superuser(username: str) -> Any:
