@@ -83,9 +83,15 @@ def rss_mib(pid: int) -> int:
 
 
 def start_worker(
-    queue: str, name: str | None = None, env: Mapping[str, str] | None = None
+    queue: str | None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    heartbeat: bool = True,
 ) -> subprocess.Popen:
-    """A Celery worker process (solo pool) on ``queue``, named ``name@host`` when given."""
+    """A Celery worker process (solo pool) on ``queue`` (else the default queue), named
+    ``name@host`` when given, ``env`` added to this process's environment; the tests'
+    workers (tests/support/fixtures.py) run without heartbeats."""
     args = [
         sys.executable,
         "-m",
@@ -98,9 +104,12 @@ def start_worker(
         "--without-gossip",
         "--without-mingle",
     ]
+    if not heartbeat:
+        args.append("--without-heartbeat")
     if name is not None:
         args += ["-n", f"{name}@%h"]
-    args += ["-Q", queue]
+    if queue is not None:
+        args += ["-Q", queue]
     return subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
