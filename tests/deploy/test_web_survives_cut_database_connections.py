@@ -22,6 +22,8 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
+from tests.support.pg import our_connections, terminate_our_connections
+
 from .support import _OURS, GOOD_ENV, ROOT
 
 HOST = "schedlab.example"
@@ -32,24 +34,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _our_connections() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
-
-
-def _terminate_our_connections() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
 
 
 def _get(port: int, path: str, token: str) -> int:
@@ -114,13 +98,13 @@ def test_many_requests_at_once_share_the_pool(server):
         statuses = list(pool.map(lambda _: _get(server, "/api/v1/clusters/", token), range(150)))
     assert statuses == [200] * 150
     # one connection per request thread would be 30 or more here
-    assert _our_connections() <= POOL
+    assert our_connections() <= POOL
 
 
 def test_requests_after_the_connections_are_cut_are_answered(server):
     token = _ready(server)
     for _ in range(3):
-        assert _terminate_our_connections(), "the server held no connection to cut"
+        assert terminate_our_connections(), "the server held no connection to cut"
         # each request is answered on a fresh connection, none fails on the dead one
         assert [_get(server, "/api/v1/clusters/", token) for _ in range(3)] == [200, 200, 200]
 
