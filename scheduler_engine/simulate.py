@@ -13,7 +13,6 @@ import copy
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,10 +30,10 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .framework.status import Code, Status
-from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
+from .gang_diagnosis import broken_gangs
+from .gang_views import coscheduling_gang_views, native_gang_views
 from .objects import Pod
-from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
-from .plugins import coscheduling as cosched
+from .objects.podgroup import index_native_pod_groups
 from .pod_result import pod_result
 from .results import (
     STATUS_ERROR,
@@ -676,141 +675,17 @@ class _Run:
 
     def _gang_views(self) -> list[dict[str, Any]]:
         """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
-        return self._native_gang_views() + self._coscheduling_gang_views()
-
-    def _coscheduling_gang_views(self) -> list[dict[str, Any]]:
-        """scheduler-plugins' PodGroups (label ``scheduling.x-k8s.io/pod-group``)."""
-        out: list[dict[str, Any]] = []
-        by_group: dict[str, list[Pod]] = {}
-        plugins: dict[str, Any] = {}
-        for p in self.pending:
-            fwk = self.frameworks.get(p.scheduler_name)
-            pl = fwk.plugins.get("Coscheduling") if fwk is not None else None
-            full = cosched.group_full_name(p) if pl is not None else ""
-            if full and p.key in self.results:
-                by_group.setdefault(full, []).append(p)
-                plugins[full] = pl
-        all_pods: Counter[str] = Counter()
-        on_nodes: Counter[str] = Counter()
-        if by_group:
-            for q in self.ctx.cluster.pods:
-                full = cosched.group_full_name(q)
-                if full:
-                    all_pods[full] += 1
-                    if q.node_name:
-                        on_nodes[full] += 1
-        for full, pods in by_group.items():
-            pl = plugins[full]
-            pg = pl.groups().get(full)
-            view = GangView(
-                full,
-                cosched.API_VERSION,
-                pg.min_member if pg is not None else None,
-                [p.key for p in pods],
+        pending = [p for p in self.pending if p.key in self.results]
+        attempts = {k: st.attempt for k, st in self.states.items()}
+        views: list[dict[str, Any]] = []
+        if self.group_sched is not None:
+            views = native_gang_views(
+                pending, self.results, self.ctx, self.gang_outcomes, self.snapshot
             )
-            results = [self.results[p.key] for p in pods]
-            view.scheduled = sum(1 for r in results if r.status == PodStatus.SCHEDULED)
-            atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
-            released = sum(1 for a in atts if a is not None and a.forgotten)
-            view.placed = view.scheduled + released
-            running = on_nodes[full] - view.scheduled
-            siblings = all_pods[full]
-            if pg is None:
-                view.status = "PodGroupMissing"
-            elif siblings < pg.min_member:
-                view.status = "QuorumNotReached"
-                view.quorum_missing = pg.min_member - siblings
-            elif view.scheduled and view.scheduled + running >= pg.min_member:
-                view.status = "Scheduled"
-            else:
-                view.status = "Unschedulable"
-            view.reasons = count_reasons(
-                (a.fit_error, a.message)
-                for a in atts
-                if a is not None and not a.forgotten and a.status == AttemptStatus.UNSCHEDULABLE
-            )
-            view.domain_key, view.domains = describe_domains(
-                (r.node for r in results if r.node), self.snapshot, None
-            )
-            view.released = count_reasons(
-                (a.fit_error, a.message) for a in atts if a is not None and a.forgotten
-            )
-            d = view.to_dict()
-            for p in pods:
-                self.results[p.key].gang = d
-            out.append(d)
-        return out
-
-    def _native_gang_views(self) -> list[dict[str, Any]]:
-        if self.group_sched is None:
-            return []
-        by_group: dict[str, list[Pod]] = {}
-        for p in self.pending:
-            k = PodGroupStates.key_of(p)
-            if k is not None and p.key in self.results:
-                by_group.setdefault(k, []).append(p)
-        out: list[dict[str, Any]] = []
-        for k, pods in by_group.items():
-            pg = self.ctx.native_pod_groups.get(k)
-            view = GangView(
-                k,
-                NATIVE_API_VERSION,
-                pg.min_count if pg is not None else None,
-                [p.key for p in pods],
-            )
-            gs = self.ctx.pod_groups.get(k)
-            found = self.gang_outcomes.get(k)
-            view.scheduled = sum(
-                1 for p in pods if self.results[p.key].status == PodStatus.SCHEDULED
-            )
-            if found is not None:
-                outcome, _ = found
-                fitting = [m for m in outcome.members if m.assumed]
-                view.placed = len(fitting)
-                if outcome.success:
-                    view.status = "Scheduled"
-                elif outcome.waiting_on_preemption:
-                    view.status = "WaitingForPreemption"
-                elif outcome.status is not None and outcome.status.code == Code.ERROR:
-                    view.status = "Error"
-                else:
-                    view.status = "Unschedulable"
-                view.message = outcome.status.message() if outcome.status is not None else ""
-                view.reasons = count_reasons(
-                    (m.attempt.fit_error, m.attempt.message)
-                    for m in outcome.members
-                    if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
-                )
-                view.domain_key, view.domains = describe_domains(
-                    (m.host for m in fitting if m.host),
-                    self.snapshot,
-                    pg.topology_key if pg is not None else None,
-                )
-                view.placements = outcome.placements
-                view.placement = outcome.placement
-                for entry in view.placements:
-                    placed_here = outcome.placement_members.get(str(entry["name"]), [])
-                    entry["reasons"] = count_reasons(
-                        (m.attempt.fit_error, m.attempt.message)
-                        for m in placed_here
-                        if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
-                    )
-                if view.status == "Unschedulable" and len(view.placements) > 1:
-                    # no domain holds the gang: explain it by the domain that came closest
-                    best = max(view.placements, key=lambda e: int(e["placed"]))  # type: ignore[call-overload]
-                    view.placed = int(best["placed"])  # type: ignore[call-overload]
-                    view.reasons = dict(best["reasons"])  # type: ignore[call-overload]
-                    view.domains = {str(best["name"]): view.placed} if view.placed else {}
-            elif pg is None:
-                view.status = "PodGroupMissing"
-            elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:
-                view.status = "QuorumNotReached"
-                view.quorum_missing = pg.min_count - gs.all_pods_count()
-            d = view.to_dict()
-            for p in pods:
-                self.results[p.key].gang = d
-            out.append(d)
-        return out
+        views += coscheduling_gang_views(
+            pending, self.frameworks, self.results, attempts, self.ctx.cluster.pods, self.snapshot
+        )
+        return views
 
     def _summary(self, ordered: list[PodResult], elapsed: float) -> dict[str, Any]:
         counts = {str(s): 0 for s in PodStatus}

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
@@ -29,6 +29,7 @@ from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod
 from .resource_allocation import (
+    PodRequestsState,
     ResourceSpec,
     balanced_resource_batch,
     balanced_resource_scorer,
@@ -42,16 +43,6 @@ __all__ = ["NAME", "PLUGIN", "PRE_SCORE_STATE_KEY", "BalancedAllocation", "new"]
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-
-
-class BalancedAllocationPreScoreState(StateData):
-    __slots__ = ("pod_requests",)
-
-    def __init__(self, pod_requests: list[int]) -> None:
-        self.pod_requests = pod_requests
-
-    def clone(self) -> BalancedAllocationPreScoreState:
-        return self
 
 
 class BalancedAllocation:
@@ -76,7 +67,7 @@ class BalancedAllocation:
         if not any(pod_requests):
             # a best-effort pod cannot change any node's balance
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        state.write(PRE_SCORE_STATE_KEY, PodRequestsState(pod_requests))
         return None
 
     def _pod_requests(self, state: CycleState, pod: Pod) -> list[int] | None:
