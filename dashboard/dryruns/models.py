@@ -92,6 +92,9 @@ class DryRun(models.Model):
     cascade_depth = models.PositiveSmallIntegerField(default=0)
     # running pods moved before scheduling: [{"pod": "ns/name", "from": node, "to": node}]
     moves = models.JSONField(default=list, blank=True)
+    # kube-scheduler's feature gates the run used, every gate's value; null: the
+    # deployment's (SCHEDLAB_FEATURE_GATES) when the run is worked out
+    feature_gates = models.JSONField(null=True, blank=True)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True

@@ -275,6 +275,7 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             explain=request.POST.get("explain", "on") == "on",
             hardware_view=request.POST.get("hardware_view") == "on",
             scheduler_lag=int(raw_lag) if raw_lag else None,
+            feature_gates=request.POST.get("feature_gates", "").strip() or None,
             user=request.user,
         )
     except BadInput as exc:
