@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
@@ -314,10 +314,7 @@ class Filtering:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_FILTER_STATE_KEY)
         labels = node_info.node.labels
 
         if s.affinity_keys:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
@@ -29,6 +29,7 @@ from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod
 from .resource_allocation import (
+    PodRequestsState,
     ResourceSpec,
     balanced_resource_batch,
     balanced_resource_scorer,
@@ -44,18 +45,10 @@ NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-class BalancedAllocationPreScoreState(StateData):
-    __slots__ = ("pod_requests",)
-
-    def __init__(self, pod_requests: list[int]) -> None:
-        self.pod_requests = pod_requests
-
-    def clone(self) -> BalancedAllocationPreScoreState:
-        return self
-
-
 class BalancedAllocation:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
@@ -74,7 +67,7 @@ class BalancedAllocation:
         if not any(pod_requests):
             # a best-effort pod cannot change any node's balance
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        state.write(PRE_SCORE_STATE_KEY, PodRequestsState(pod_requests))
         return None
 
     def _pod_requests(self, state: CycleState, pod: Pod) -> list[int] | None:

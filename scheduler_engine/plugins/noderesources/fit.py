@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
@@ -38,6 +38,7 @@ from .resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
+    PodRequestsState,
     ResourceSpec,
     least_resource_batch,
     least_resource_scorer,
@@ -135,18 +136,11 @@ class FitPreFilterState(StateData):
         return self
 
 
-class FitPreScoreState(StateData):
-    __slots__ = ("pod_requests",)
-
-    def __init__(self, pod_requests: list[int]) -> None:
-        self.pod_requests = pod_requests
-
-    def clone(self) -> FitPreScoreState:
-        return self
-
-
 class Fit:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
@@ -216,10 +210,7 @@ class Fit:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_FILTER_STATE_KEY)
         alloc = node_info.node.allocatable
         reasons: list[str] | None = None
         unresolvable = False
@@ -291,7 +282,7 @@ class Fit:
     # -- PreScore / Score -----------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(
-            PRE_SCORE_STATE_KEY, FitPreScoreState(pod_request_list(pod, self.resources, False))
+            PRE_SCORE_STATE_KEY, PodRequestsState(pod_request_list(pod, self.resources, False))
         )
         return None
 
