@@ -159,7 +159,7 @@ def simulate(
     worked out on the state the run ends with.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
-    simulated clock's start (default: the latest pod timestamp).  ``batch``
+    simulated clock's start (default: the latest pod or PodGroup timestamp).  ``batch``
     False forces the per-node paths (they must decide identically).
     ``snapshot``, if given, must hold exactly the cluster's nodes and running
     pods; it is used instead of one built from the pods (what a caller keeping
