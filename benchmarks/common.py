@@ -113,10 +113,12 @@ def start_worker(
     return subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
-def start_daphne(port: int, env: Mapping[str, str]) -> subprocess.Popen:
+def start_daphne(port: int, env: Mapping[str, str], processes: int = 0) -> subprocess.Popen:
     """The ASGI server (Daphne) on 127.0.0.1:``port`` with environment ``env``; the access
-    log dropped, the application log on a text pipe (``proc.stderr``)."""
-    args = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    log dropped, the application log on a text pipe (``proc.stderr``). With ``processes``,
+    that many Daphne processes on one socket, as production runs them (``schedlab.serve``)."""
+    server = ["schedlab.serve", "--processes", str(processes)] if processes else ["daphne"]
+    args = [sys.executable, "-m", *server, "-b", "127.0.0.1", "-p", str(port)]
     return subprocess.Popen(
         [*args, "schedlab.asgi:application"],
         env=dict(env),

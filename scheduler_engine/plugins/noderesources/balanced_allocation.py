@@ -47,6 +47,8 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 class BalancedAllocation:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle

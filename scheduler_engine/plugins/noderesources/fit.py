@@ -138,6 +138,9 @@ class FitPreFilterState(StateData):
 
 class Fit:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
