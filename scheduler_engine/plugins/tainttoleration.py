@@ -85,6 +85,9 @@ class _PreScoreState(StateData):
 
 class TaintToleration:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
+    node_local_score = True
 
     __slots__ = ("handle",)
 
