@@ -103,6 +103,7 @@ class NodeMemo:
         self.nodes = snapshot.node_info_list
         self.owner = owner
         self.entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
+        self.every_row = np.arange(len(self.nodes), dtype=np.intp)
 
     @classmethod
     def of(cls, snapshot: Snapshot, owner: object) -> NodeMemo:
@@ -117,7 +118,7 @@ class NodeMemo:
         """Positions of ``nodes`` in the snapshot, or None when one of them is not its own."""
         own = self.nodes
         if nodes is own:
-            return np.arange(len(own), dtype=np.intp)
+            return self.every_row
         known = state.get(FEASIBLE_ROWS) if state is not None else None
         if known is not None and known[0] is nodes and known[1] is own:
             return known[2]
@@ -164,4 +165,4 @@ class NodeMemo:
         except Exception:
             self.entries.pop(key, None)
             return None
-        return values[rows]
+        return values.copy() if rows is self.every_row else values[rows]
