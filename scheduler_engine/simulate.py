@@ -33,6 +33,7 @@ from .framework.status import Code, Status
 from .gang_diagnosis import broken_gangs
 from .gang_views import coscheduling_gang_views, native_gang_views
 from .objects import Pod
+from .objects.pod import parse_time
 from .objects.podgroup import index_native_pod_groups
 from .pod_result import pod_result
 from .results import (
@@ -114,8 +115,16 @@ def _working_copy(cluster: ClusterState) -> ClusterState:
 
 
 def _default_clock(cluster: ClusterState) -> float:
+    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups)."""
     ts = [p.creation_ts for p in cluster.pods if p.creation_ts]
     ts += [p.start_ts for p in cluster.pods if p.start_ts]
+    for obj in cluster.of_kind("PodGroup"):
+        try:
+            made = parse_time((obj.get("metadata") or {}).get("creationTimestamp"))
+        except (AttributeError, ValueError):
+            made = None  # a bad PodGroup is named by whoever parses it
+        if made:
+            ts.append(made)
     return max(ts) if ts else 0.0
 
 
@@ -150,7 +159,7 @@ def simulate(
     worked out on the state the run ends with.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
-    simulated clock's start (default: the latest pod timestamp).  ``batch``
+    simulated clock's start (default: the latest pod or PodGroup timestamp).  ``batch``
     False forces the per-node paths (they must decide identically).
     ``snapshot``, if given, must hold exactly the cluster's nodes and running
     pods; it is used instead of one built from the pods (what a caller keeping
@@ -634,7 +643,7 @@ class _Run:
         self.ctx.finish_deletions()
 
     def result(self, elapsed: float) -> SimulationResult:
-        """Results in queue order (the order of first attempts, then pods never queued)."""
+        """Results in the queue's order at the end (a group's last failure counts), then pods never queued."""
         for key, st in self.states.items():
             self.results[key] = pod_result(
                 st.qpi.pod, st.attempt, st.victims, st.fwk, st.attempts, self.recorder, self.explain

@@ -37,13 +37,8 @@ def _cluster_id(name: str) -> int | None:
 
 
 @database_sync_to_async
-def _dry_run_exists(pk: int) -> bool:
-    return DryRun.objects.filter(pk=pk).exists()
-
-
-@database_sync_to_async
-def _study_exists(pk: int) -> bool:
-    return Study.objects.filter(pk=pk).exists()
+def _exists(model: type[DryRun | Study], pk: int) -> bool:
+    return model.objects.filter(pk=pk).exists()
 
 
 @database_sync_to_async
@@ -114,39 +109,46 @@ class ClusterConsumer(_GroupConsumer):
         await self.send_json(event)
 
 
-class DryRunConsumer(_GroupConsumer):
-    """Progress of one dry-run (``dryrun.progress`` messages from the worker)."""
+class _ProgressConsumer(_GroupConsumer):
+    """Progress of one object whose worker broadcasts to its group: 4404 if it is unknown."""
+
+    model: type[DryRun | Study]
+    hello_key: str
+
+    @staticmethod
+    def group(pk: int) -> str:
+        raise NotImplementedError
 
     async def connect(self) -> None:
         self.groups_joined = []
         if await _refuse_anonymous(self):
             return
         pk = int(self.scope["url_route"]["kwargs"]["pk"])
-        if not await _dry_run_exists(pk):
+        if not await _exists(self.model, pk):
             await self.close(code=NOT_FOUND)
             return
-        await self.join([dry_run_group(pk)])
+        await self.join([self.group(pk)])
         await self.accept()
-        await self.send_json({"type": "hello", "dryRun": pk, "serverTime": time.time()})
+        await self.send_json({"type": "hello", self.hello_key: pk, "serverTime": time.time()})
+
+
+class DryRunConsumer(_ProgressConsumer):
+    """Progress of one dry-run (``dryrun.progress`` messages from the worker)."""
+
+    model = DryRun
+    hello_key = "dryRun"
+    group = staticmethod(dry_run_group)
 
     async def dryrun_progress(self, event: dict[str, Any]) -> None:
         await self.send_json(event)
 
 
-class StudyConsumer(_GroupConsumer):
+class StudyConsumer(_ProgressConsumer):
     """Progress of one study (``study.progress`` messages: the study's counts and one run's)."""
 
-    async def connect(self) -> None:
-        self.groups_joined = []
-        if await _refuse_anonymous(self):
-            return
-        pk = int(self.scope["url_route"]["kwargs"]["pk"])
-        if not await _study_exists(pk):
-            await self.close(code=NOT_FOUND)
-            return
-        await self.join([study_group(pk)])
-        await self.accept()
-        await self.send_json({"type": "hello", "study": pk, "serverTime": time.time()})
+    model = Study
+    hello_key = "study"
+    group = staticmethod(study_group)
 
     async def study_progress(self, event: dict[str, Any]) -> None:
         await self.send_json(event)

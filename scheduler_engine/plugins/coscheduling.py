@@ -8,7 +8,7 @@ Pods join a ``PodGroup`` (``scheduling.x-k8s.io/v1alpha1``: ``minMember``,
 0, ``podGroupRejectPercentage`` 10).
 
 * QueueSort: priority, then the group's creation time (or its last failure),
-  then ``namespace/name``: a group's pods queue together.
+  then the pod's ``namespace/name``: a group's pods queue together.
 * PreFilter rejects a member while the group has fewer than ``minMember``
   pods, while gated members keep it below quorum, or while the cluster's free
   resources cannot hold ``minResources``.

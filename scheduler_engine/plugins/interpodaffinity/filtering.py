@@ -15,6 +15,7 @@ import numpy as np
 from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import PreFilterResult
 from ...framework.node_info import NodeInfo
+from ...framework.node_table import rows_in
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
 from .common import (
@@ -357,7 +358,9 @@ class Filtering:
             raise KeyError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         n = len(nodes)
         snapshot = self._snapshot()
-        rows = self._rows(snapshot, nodes)
+        rows = (
+            rows_in(snapshot.node_info_list, nodes, by_node=True) if snapshot is not None else None
+        )
         if rows is None:
             filt = self.filter
             return np.fromiter((filt(state, pod, ni) is None for ni in nodes), dtype=bool, count=n)
@@ -392,21 +395,3 @@ class Filtering:
                 ids, index_of = _key_ids(snapshot, key)
                 ok &= ~_domain_flags(index_of, values)[ids[rows]]
         return ok
-
-    @staticmethod
-    def _rows(snapshot: Any, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
-        """Rows of ``nodes`` in the snapshot (same Node objects), or None."""
-        if snapshot is None:
-            return None
-        own = snapshot.node_info_list
-        if nodes is own:
-            return np.arange(len(own), dtype=np.intp)
-        idx = [ni.index for ni in nodes]
-        size = len(own)
-        for i in idx:
-            if not 0 <= i < size:
-                return None
-        for i, ni in zip(idx, nodes, strict=True):
-            if own[i].node is not ni.node:
-                return None
-        return np.array(idx, dtype=np.intp)
