@@ -17,7 +17,6 @@ status other than a verdict, an exception) falls back to the plain call.
 from __future__ import annotations
 
 import json
-import operator
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ import numpy as np
 
 from .cycle_state import CycleState
 from .node_info import NodeInfo
+from .node_table import rows_in
 from .status import Code
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,12 +122,7 @@ class NodeMemo:
         known = state.get(FEASIBLE_ROWS) if state is not None else None
         if known is not None and known[0] is nodes and known[1] is own:
             return known[2]
-        idx = [ni.index for ni in nodes]
-        if idx and (min(idx) < 0 or max(idx) >= len(own)):
-            return None
-        if not all(map(operator.is_, [own[j] for j in idx], nodes)):
-            return None
-        return np.array(idx, dtype=np.intp)
+        return rows_in(own, nodes)
 
     def values(
         self,
