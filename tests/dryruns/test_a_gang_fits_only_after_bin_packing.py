@@ -16,24 +16,15 @@ import pytest
 
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.dryruns.models import DryRun
-from tests.support.fixtures import poll_dry_run
+from tests.support.fixtures import BIN_PACKING_CONFIG, poll_dry_run
 from tests.support.synthetic import node
 
 GATES = {"GenericWorkload": True, "GangScheduling": True}
 
 
 def profile(strategy: str) -> str:
-    return f"""apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: {strategy}
-        resources: [{{name: cpu, weight: 1}}, {{name: nvidia.com/gpu, weight: 3}}]
-"""
+    """The shared bin-packing configuration, or the same with the spreading strategy."""
+    return BIN_PACKING_CONFIG.replace("MostAllocated", strategy)
 
 
 def template(gpus: int, **spec: Any) -> dict[str, Any]:
