@@ -11,7 +11,10 @@ SIGINT stops them all (SIGTERM each, SIGKILL after 30 s) and exits 0.
         --proxy-headers --verbosity 0 schedlab.asgi:application
 
 Every other argument goes to each Daphne unchanged. ``--processes`` defaults
-to ``SCHEDLAB_WEB_PROCESSES`` (else 1). Why processes and how many:
+to ``SCHEDLAB_WEB_PROCESSES`` (else 1). Each child gets a PostgreSQL connection
+pool of ``--db-pool`` connections (``DATABASE_POOL_SIZE``, else 10; 0: none):
+under ASGI each request runs in a thread of its own, and without a pool each
+kept a connection open. Why processes, how many, and the pool:
 ``docs/deployment.md``.
 """
 
@@ -39,6 +42,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, l
     )
     default = os.environ.get("SCHEDLAB_WEB_PROCESSES", "1")
     ap.add_argument("--processes", type=int, default=int(default), help="Daphne processes")
+    pool = os.environ.get("DATABASE_POOL_SIZE", "10")
+    ap.add_argument("--db-pool", type=int, default=int(pool), help="connections per process")
     ap.add_argument("-b", "--bind", default="127.0.0.1")
     ap.add_argument("-p", "--port", type=int, default=8000)
     args, daphne_args = ap.parse_known_args(argv)
@@ -62,8 +67,11 @@ def _listen(host: str, port: int) -> socket.socket:
 class Supervisor:
     """The children, restarted when they die, stopped together."""
 
-    def __init__(self, sock: socket.socket, count: int, daphne_args: list[str]) -> None:
+    def __init__(
+        self, sock: socket.socket, count: int, daphne_args: list[str], db_pool: int
+    ) -> None:
         self.sock = sock
+        self.env = {**os.environ, "DATABASE_POOL_SIZE": str(db_pool)}
         fd = sock.fileno()
         self.command = [sys.executable, "-m", "daphne", "--fd", str(fd), *daphne_args]
         self.children: list[subprocess.Popen | None] = [None] * count
@@ -73,7 +81,9 @@ class Supervisor:
         self.stopping = False
 
     def _start(self, i: int) -> None:
-        self.children[i] = subprocess.Popen(self.command, pass_fds=(self.sock.fileno(),))
+        self.children[i] = subprocess.Popen(
+            self.command, pass_fds=(self.sock.fileno(),), env=self.env
+        )
         self.started[i] = time.monotonic()
         _say(f"web process {i + 1}/{len(self.children)} started, pid {self.children[i].pid}")
 
@@ -125,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"schedlab.serve: cannot listen on {args.bind}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    supervisor = Supervisor(sock, args.processes, daphne_args)
+    supervisor = Supervisor(sock, args.processes, daphne_args, args.db_pool)
 
     def stop(signum: int, _frame: object) -> None:
         supervisor.stopping = True

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .node_info import NodeInfo
     from .snapshot import Snapshot
 
-__all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table"]
+__all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table", "table_for_nodes"]
 
 EXTENSION_KEY = "NodeTable"
 
@@ -40,7 +40,7 @@ _INDEX = operator.attrgetter("index")
 _NODE = operator.attrgetter("node")
 
 
-def snapshot_table(snapshot: Snapshot, key: str, build: Callable[[list[NodeInfo]], Any]) -> Any:
+def snapshot_table(snapshot: Snapshot, key: str, build: Callable[[Sequence[NodeInfo]], Any]) -> Any:
     """The per-snapshot table under ``key``: built from the node list on first use
     and subscribed (its ``refresh``) to the snapshot's changes."""
     table = snapshot.extensions.get(key)
@@ -48,6 +48,27 @@ def snapshot_table(snapshot: Snapshot, key: str, build: Callable[[list[NodeInfo]
         table = snapshot.extensions[key] = build(snapshot.node_info_list)
         snapshot.listeners.append(table.refresh)
     return table
+
+
+def table_for_nodes(
+    snapshot: Snapshot | None,
+    nodes: Sequence[NodeInfo],
+    key: str,
+    build: Callable[[Sequence[NodeInfo]], Any],
+) -> tuple[Any, np.ndarray]:
+    """The snapshot's table under ``key`` and the rows of ``nodes`` in it.
+
+    Nodes that are not the snapshot's own node infos (copies made for
+    preemption, or no snapshot at all) get a throw-away table of their own,
+    so the batch result is still right for exactly those objects. The table
+    keeps its :class:`RowsMemo` as ``row_memo``.
+    """
+    if snapshot is not None:
+        table = snapshot_table(snapshot, key, build)
+        idx = table.row_memo.rows(table.node_infos, nodes)
+        if idx is not None:
+            return table, idx
+    return build(nodes), np.arange(len(nodes), dtype=np.intp)
 
 
 def rows_in(
@@ -107,7 +128,6 @@ class NodeTable:
     """Resource matrices ``[nodes x resources]`` (int64) kept in step with a snapshot."""
 
     __slots__ = (
-        "_rows",
         "_zeros",
         "allocatable",
         "allowed_pods",
@@ -118,6 +138,7 @@ class NodeTable:
         "non_zero_memory",
         "pod_count",
         "requested",
+        "row_memo",
     )
 
     def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
@@ -175,7 +196,7 @@ class NodeTable:
         self.pod_count = np.array(count, dtype=np.int64)
         self.allowed_pods = np.array(allowed, dtype=np.int64)
         self._zeros = np.zeros(n, dtype=np.int64)
-        self._rows = RowsMemo()
+        self.row_memo = RowsMemo()
 
     # -- construction and lookup ------------------------------------------------
     @classmethod
@@ -188,26 +209,15 @@ class NodeTable:
     def for_nodes(
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
     ) -> tuple[NodeTable, np.ndarray | slice]:
-        """The table holding ``nodes`` and their row indices, in the order given.
-
-        The rows are ``slice(None)`` when ``nodes`` is the snapshot's whole node
-        list (indexing then returns views, not copies).
-
-        Nodes that are not the snapshot's own node infos (copies made for
-        preemption, or no snapshot at all) get a throw-away table of their own,
-        so the batch result is still right for exactly those objects.
-        """
-        if snapshot is not None:
+        """The table holding ``nodes`` and their row indices, in the order given
+        (:func:`table_for_nodes`); ``slice(None)`` when ``nodes`` is the
+        snapshot's whole node list (indexing then returns views, not copies)."""
+        if snapshot is not None and nodes is snapshot.node_info_list:
             table = cls.of(snapshot)
-            infos = table.node_infos
-            if nodes is snapshot.node_info_list and len(nodes) == len(infos):
+            if len(nodes) == len(table.node_infos):
                 return table, slice(None)
-            # Fit and BalancedAllocation score the same feasible list one after the other
-            idx = table._rows.rows(infos, nodes)
-            if idx is not None:
-                return table, idx
-        table = cls(nodes)
-        return table, np.arange(len(nodes), dtype=np.intp)
+        # Fit and BalancedAllocation score the same feasible list one after the other
+        return table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
 
     def __len__(self) -> int:
         return len(self.node_infos)

@@ -18,6 +18,7 @@ __all__ = [
     "RECREATING_KINDS",
     "TEMPLATE_HASH_LABEL",
     "Owner",
+    "owned_by_pod",
     "owner_of",
 ]
 
@@ -75,3 +76,10 @@ def owner_of(pod: Pod) -> Owner | None:
             deployment = name[: -len(h) - 1]
         return Owner(kind, name, deployment)
     return None
+
+
+def owned_by_pod(pod: Pod) -> list[dict[str, Any]]:
+    """``ownerReferences`` of an object the pod controls (a claim made for it)."""
+    return [
+        {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}
+    ]

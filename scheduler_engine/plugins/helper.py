@@ -33,6 +33,7 @@ __all__ = [
     "default_normalize_score",
     "default_normalize_scores_array",
     "signatures_for",
+    "snapshot_of",
 ]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -186,6 +187,16 @@ class NodeSignatures:
                     arr[i] = scaled(st, total)
             self._image_scores[key] = arr
         return arr
+
+
+def snapshot_of(handle: Handle | None) -> Snapshot | None:
+    """The handle's snapshot; None without a handle or one that has none (unit tests)."""
+    if handle is None:
+        return None
+    try:
+        return handle.snapshot()
+    except (AttributeError, NotImplementedError):
+        return None
 
 
 def signatures_for(

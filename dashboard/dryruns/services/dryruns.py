@@ -29,7 +29,7 @@ from scheduler_engine.objects.validation import node_errors, pod_errors
 from .. import codec
 from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
-from .errors import BadInput, NotCancellable
+from .errors import BadInput, NotCancellable, mappings
 from .metrics import verdicts
 from .moves import check_moves
 from .profiles import default_engine_config, parse_config
@@ -76,10 +76,7 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
     cheap: list[dict[str, Any]] = []
     problems: list[tuple[str, str]] = []
     total = 0
-    for i, o in enumerate(objects):
-        where = f"{field}[{i}]"
-        if not isinstance(o, dict):
-            raise BadInput.one(where, "must be a Kubernetes object (a mapping)")
+    for i, where, o in mappings(objects, field, "must be a Kubernetes object (a mapping)"):
         kind = o.get("kind")
         if not isinstance(kind, str) or not kind:
             raise BadInput.one(f"{where}.kind", "is required")

@@ -19,7 +19,7 @@ from scheduler_engine.objects.podgroup import is_native_pod_group, parse_native_
 from scheduler_engine.objects.validation import is_dns1123_subdomain, pod_errors
 from scheduler_engine.plugins.coscheduling import CoschedulingPodGroup, is_coscheduling_pod_group
 
-from .errors import BadInput
+from .errors import BadInput, mappings
 
 __all__ = ["TEMPLATE_KINDS", "expand_workload"]
 
@@ -173,10 +173,7 @@ def _coscheduling_pod_group(
 def _sizes(items: list[Any], field: str, limit: int) -> None:
     """Check every item's kind and replica count, and the total, before building anything."""
     total = 0
-    for i, item in enumerate(items):
-        where = f"{field}[{i}]"
-        if not isinstance(item, dict):
-            raise BadInput.one(where, "expected an object")
+    for _, where, item in mappings(items, field, "expected an object"):
         kind = item.get("kind")
         if kind == "Pod":
             total += 1

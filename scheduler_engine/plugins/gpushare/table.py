@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...framework.node_table import RowsMemo, snapshot_table
+from ...framework.node_table import RowsMemo, snapshot_table, table_for_nodes
 from .resources import MILLI, assigned_gpus, gpu_request, node_gpu_count, node_gpu_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +28,6 @@ EXTENSION_KEY = "GpuTable"
 
 class GpuTable:
     __slots__ = (
-        "_rows",
         "count",
         "cpu_cap",
         "cpu_left",
@@ -37,6 +36,7 @@ class GpuTable:
         "model",
         "model_codes",
         "node_infos",
+        "row_memo",
         "shapes",
         "width",
     )
@@ -57,7 +57,7 @@ class GpuTable:
         self.shapes = np.zeros((n, self.width + 1), dtype=np.int64)
         # called with a row index after the row changed (memos of per-node results)
         self.listeners: list[Callable[[int], None]] = []
-        self._rows = RowsMemo()
+        self.row_memo = RowsMemo()
         for i, ni in enumerate(self.node_infos):
             self.model[i] = self.code(node_gpu_model(ni.node))
             self.cpu_cap[i] = ni.node.allocatable.milli_cpu
@@ -73,13 +73,8 @@ class GpuTable:
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
     ) -> tuple[GpuTable, np.ndarray]:
         """The table holding ``nodes`` and their rows (a throw-away table for foreign infos)."""
-        if snapshot is not None:
-            table = cls.of(snapshot)
-            idx = table._rows.rows(table.node_infos, nodes)
-            if idx is not None:
-                return table, idx
-        table = cls(nodes)
-        return table, np.arange(len(nodes), dtype=np.intp)
+        table, rows = table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
+        return table, rows
 
     def code(self, model: str) -> int:
         c = self.model_codes.get(model)

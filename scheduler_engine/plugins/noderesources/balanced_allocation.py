@@ -25,9 +25,9 @@ from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
-from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod
+from ..helper import snapshot_of
 from .resource_allocation import (
     PodRequestsState,
     ResourceSpec,
@@ -53,14 +53,6 @@ class BalancedAllocation:
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
         self.resources: tuple[ResourceSpec, ...] = parse_resources(args.get("resources"))
-
-    def _snapshot(self) -> Snapshot | None:
-        if self.handle is None:
-            return None
-        try:
-            return self.handle.snapshot()
-        except (AttributeError, NotImplementedError):
-            return None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         pod_requests = pod_request_list(pod, self.resources, True)
@@ -91,7 +83,7 @@ class BalancedAllocation:
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             return np.zeros(len(nodes), dtype=np.int64)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, True)
         return balanced_resource_batch(entries, len(nodes))
 

@@ -30,10 +30,10 @@ from ...framework.interfaces import Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...framework.placement import PodGroupAssignments, PodGroupInfo
-from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod, Resource, is_extended_resource_name
 from ...objects.pod import parse_time
+from ..helper import snapshot_of
 from .resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -172,14 +172,6 @@ class Fit:
             self._device_classes = device_class_resolver(classes)
         return self._device_classes
 
-    def _snapshot(self) -> Snapshot | None:
-        if self.handle is None:
-            return None
-        try:
-            return self.handle.snapshot()
-        except (AttributeError, NotImplementedError):
-            return None
-
     def _is_ignored(self, name: str) -> bool:
         if not is_extended_resource_name(name):
             return False
@@ -257,7 +249,7 @@ class Fit:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return np.zeros(len(nodes), dtype=bool)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         ok = table.pod_count[rows] + 1 <= table.allowed_pods[rows]
         if s.empty:
             return ok
@@ -308,7 +300,7 @@ class Fit:
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """Raw scores, equal to :meth:`score` node by node."""
         pod_requests = self._pod_requests(state, pod)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, False)
         n = len(nodes)
         if self.strategy == LEAST_ALLOCATED:
