@@ -70,6 +70,10 @@ class _GroupConsumer(AsyncJsonWebsocketConsumer):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
+    async def relay(self, event: dict[str, Any]) -> None:
+        """Send a group message on to the client as it is."""
+        await self.send_json(event)
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         # Read-only stream; "ping" lets a client check the socket is alive.
         if isinstance(content, dict) and content.get("type") == "ping":
@@ -102,11 +106,8 @@ class ClusterConsumer(_GroupConsumer):
             {"type": "hello", "cluster": name, "kinds": kinds, "serverTime": time.time()}
         )
 
-    async def mirror_delta(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
-
-    async def mirror_health(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    mirror_delta = _GroupConsumer.relay
+    mirror_health = _GroupConsumer.relay
 
 
 class _ProgressConsumer(_GroupConsumer):
@@ -139,8 +140,7 @@ class DryRunConsumer(_ProgressConsumer):
     hello_key = "dryRun"
     group = staticmethod(dry_run_group)
 
-    async def dryrun_progress(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    dryrun_progress = _GroupConsumer.relay
 
 
 class StudyConsumer(_ProgressConsumer):
@@ -150,5 +150,4 @@ class StudyConsumer(_ProgressConsumer):
     hello_key = "study"
     group = staticmethod(study_group)
 
-    async def study_progress(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    study_progress = _GroupConsumer.relay

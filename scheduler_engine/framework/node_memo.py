@@ -17,7 +17,6 @@ status other than a verdict, an exception) falls back to the plain call.
 from __future__ import annotations
 
 import json
-import operator
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ import numpy as np
 
 from .cycle_state import CycleState
 from .node_info import NodeInfo
+from .node_table import rows_in
 from .status import Code
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,6 +103,7 @@ class NodeMemo:
         self.nodes = snapshot.node_info_list
         self.owner = owner
         self.entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
+        self.every_row = np.arange(len(self.nodes), dtype=np.intp)
 
     @classmethod
     def of(cls, snapshot: Snapshot, owner: object) -> NodeMemo:
@@ -117,16 +118,11 @@ class NodeMemo:
         """Positions of ``nodes`` in the snapshot, or None when one of them is not its own."""
         own = self.nodes
         if nodes is own:
-            return np.arange(len(own), dtype=np.intp)
+            return self.every_row
         known = state.get(FEASIBLE_ROWS) if state is not None else None
         if known is not None and known[0] is nodes and known[1] is own:
             return known[2]
-        idx = [ni.index for ni in nodes]
-        if idx and (min(idx) < 0 or max(idx) >= len(own)):
-            return None
-        if not all(map(operator.is_, [own[j] for j in idx], nodes)):
-            return None
-        return np.array(idx, dtype=np.intp)
+        return rows_in(own, nodes)
 
     def values(
         self,
@@ -164,4 +160,4 @@ class NodeMemo:
         except Exception:
             self.entries.pop(key, None)
             return None
-        return values[rows]
+        return values.copy() if rows is self.every_row else values[rows]
