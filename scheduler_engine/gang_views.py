@@ -69,8 +69,9 @@ def coscheduling_gang_views(
         pod_results = [results[p.key] for p in pods]
         view.scheduled = sum(1 for r in pod_results if r.status == PodStatus.SCHEDULED)
         atts = [attempts.get(p.key) for p in pods]
-        released = sum(1 for a in atts if a is not None and a.forgotten)
-        view.placed = view.scheduled + released
+        # how many fit at once: the most members that held a node together (past Permit)
+        most = pl.most_held.get(full, {})
+        view.placed = max(view.scheduled, len(most))
         running = on_nodes[full] - view.scheduled
         siblings = all_pods[full]
         if pg is None:
@@ -87,8 +88,9 @@ def coscheduling_gang_views(
             for a in atts
             if a is not None and not a.forgotten and a.status == AttemptStatus.UNSCHEDULABLE
         )
+        bound = [r.node for r in pod_results if r.node]
         view.domain_key, view.domains = describe_domains(
-            (r.node for r in pod_results if r.node), snapshot, None
+            bound if view.scheduled >= len(most) else most.values(), snapshot, None
         )
         view.released = count_reasons(
             (a.fit_error, a.message) for a in atts if a is not None and a.forgotten

@@ -187,7 +187,7 @@ def simulate(
     if cascade_depth > 0:
         tracker = CascadeTracker(cascade_depth, cluster.priority_classes, cluster.pdbs)
         run.follow_cascade(tracker, max_rounds, progress)
-    run.time_out_waiting_pods()
+    run.time_out_waiting_pods(max_rounds, progress)
     result = run.result(time.perf_counter() - t0)
     if tracker is not None:
         result.summary["cascade"] = tracker.report(
@@ -633,14 +633,35 @@ class _Run:
         self._next_deadline = min((d for d in deadlines if d is not None), default=math.inf)
 
     # -- step 3: the end of the run ---------------------------------------------------------
-    def time_out_waiting_pods(self) -> None:
-        """Nobody is left to allow the pods still waiting on Permit: they time out."""
-        if not self.waiting:
-            return
-        deadlines = [a.waiting.next_deadline() for _, a in self.waiting if a.waiting is not None]
-        self.ctx.clock = max([self.ctx.clock, *(d for d in deadlines if d is not None)])
-        self._settle_waiting()
-        self.ctx.finish_deletions()
+    def time_out_waiting_pods(
+        self, max_rounds: int = MAX_ROUNDS, progress: Callable[[int, int], Any] | None = None
+    ) -> None:
+        """Nobody is left to allow the pods still waiting on Permit: they time out.
+
+        The clock moves to the first deadline and the pods due time out. What
+        they held is free again (an assumed pod forgotten: a pod Delete), so the
+        pods it may help are tried again, as upstream retries them after the
+        timeout; those may wait in turn. After ``max_rounds`` such steps every
+        pod still waiting times out.
+        """
+        for i in range(max_rounds + 1):
+            if not self.waiting:
+                return
+            deadlines = [
+                d
+                for _, a in self.waiting
+                if a.waiting is not None and (d := a.waiting.next_deadline()) is not None
+            ]
+            last = i == max_rounds or not deadlines
+            # the first deadline, or at the end every one
+            self.ctx.clock = max(self.ctx.clock, (max if last else min)(deadlines, default=0.0))
+            self._settle_waiting()
+            self.ctx.finish_deletions()
+            if last:
+                return
+            retry = [st for st in self.states.values() if self._worth_another_round(st)]
+            if retry:
+                self.schedule_in_rounds(max_rounds, progress, retry)
 
     def result(self, elapsed: float) -> SimulationResult:
         """Results in the queue's order at the end (a group's last failure counts), then pods never queued."""

@@ -17,7 +17,7 @@ from scheduler_engine.cluster import build_cluster
 from scheduler_engine.simulate import simulate
 from tests.engine.builders import HOSTNAME_LABEL, make_node, make_pod
 from tests.engine.gangs.helpers import GANG_GATES, native_pod_group
-from tests.engine.gangs.test_coscheduling import CONFIG, LABEL, REGISTRY, pod_group
+from tests.engine.gangs.test_coscheduling import CONFIG, LABEL, REGISTRY, config, pod_group
 from tests.engine.plugins.storage_objects import pv, pvc, storage_class
 from tests.engine.plugins.test_dynamicresources import GPU, dclass, gpus, rclaim, req
 
@@ -74,7 +74,7 @@ def ordinary(name: str, **what: bool) -> dict[str, Any]:
     return obj
 
 
-def run(api: str) -> dict[str, dict[str, Any]]:
+def run(api: str, cfg: Any = CONFIG, **group: Any) -> dict[str, dict[str, Any]]:
     objs = cluster()
     for i in range(3):
         objs += [gang_member(api, f"train-{i}"), *claims(f"train-{i}", device=True, volume=True)]
@@ -84,8 +84,8 @@ def run(api: str) -> dict[str, dict[str, Any]]:
         objs += [ordinary(f"vol-user-{i}", device=False, volume=True)]
         objs += claims(f"vol-user-{i}", device=False, volume=True)
     if api == "coscheduling":
-        objs.append(pod_group("train", 3))
-        res = simulate(build_cluster(objs), CONFIG, registry=REGISTRY)
+        objs.append(pod_group("train", 3, **group))
+        res = simulate(build_cluster(objs), cfg, registry=REGISTRY)
     else:
         objs.append(native_pod_group("train", 3))
         res = simulate(build_cluster(objs), feature_gates=GANG_GATES)
@@ -119,3 +119,27 @@ def test_the_rejected_members_say_why_in_each_api() -> None:
     assert said(native, "train-0")[0].startswith(
         "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
     )
+
+
+def test_a_gang_that_times_out_gives_back_its_devices_and_volumes() -> None:
+    # the quorum gap (1 of 3) is under podGroupRejectPercentage 50: nothing rejects the
+    # two waiting members; they hold their devices and volumes until the first times
+    # out, whose Unreserve rejects the other; then the ordinary pods turned away
+    # meanwhile are tried again and get everything
+    rs = run("coscheduling", config({"podGroupRejectPercentage": 50}), scheduleTimeoutSeconds=5)
+    gang = {k: r for k, r in rs.items() if k.startswith("default/train-")}
+    said = [e["message"] for r in gang.values() for e in r["events"]]
+    assert (
+        said.count(
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 5s at plugin Coscheduling."
+        )
+        == 1
+    )
+    assert "0/1 nodes are available: 1 rejection in Unreserve." in said
+    assert [r["node"] for r in gang.values()] == [None, None, None]
+    others = {k: r for k, r in rs.items() if k not in gang}
+    assert sorted(r["node"] for r in others.values()) == ["n0", "n0", "n1", "n1"]
+    for r in others.values():
+        # turned away while the gang held the room, placed after it timed out
+        reasons = [e["reason"] for e in r["events"]]
+        assert (reasons[0], reasons[-1]) == ("FailedScheduling", "Scheduled"), r
