@@ -12,6 +12,7 @@ tables keep their rows in step that way).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -19,6 +20,8 @@ from ..objects import Node, Pod
 from .node_info import ImageStateSummary, NodeInfo
 
 __all__ = ["Snapshot", "node_tree_order"]
+
+_INDEX = operator.attrgetter("index")
 
 
 def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
@@ -136,7 +139,14 @@ class Snapshot:
     def _changed(self, ni: NodeInfo) -> None:
         self.change_log.append(ni.index)
         self._with_affinity = None
-        self._with_required_anti_affinity = None
+        anti = self._with_required_anti_affinity
+        if anti is not None and (anti or ni.pods_with_required_anti_affinity):
+            # kept up to date rather than rebuilt: most pods change no node's membership
+            others = [x for x in anti if x is not ni]
+            if ni.pods_with_required_anti_affinity:
+                others.append(ni)
+                others.sort(key=_INDEX)
+            self._with_required_anti_affinity = others
         for cb in self.listeners:
             cb(ni)
 

@@ -257,19 +257,29 @@ class Filtering:
         s = PreFilterState(pod, terms.affinity, terms.anti_affinity, ns_labels)
 
         cache = self._cache()
-        existing = _counts_over(
-            cache,
-            (
-                "existing",
-                pod.namespace,
-                frozenset(pod.labels.items()),
-                frozenset(ns_labels.items()),
-            ),
-            nodes,
-            lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
-            1,
-            self._snapshot(),
-        )[0]
+        snapshot = self._snapshot()
+        if (
+            snapshot is not None
+            and nodes is snapshot.node_info_list
+            and not snapshot.have_pods_with_required_anti_affinity()
+        ):
+            # no pod anywhere has required anti-affinity: nothing to count (upstream
+            # walks only the nodes with such pods)
+            existing: TopologyCounts = {}
+        else:
+            existing = _counts_over(
+                cache,
+                (
+                    "existing",
+                    pod.namespace,
+                    frozenset(pod.labels.items()),
+                    frozenset(ns_labels.items()),
+                ),
+                nodes,
+                lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
+                1,
+                snapshot,
+            )[0]
         s.existing_anti_affinity_counts = existing
 
         aff = s.affinity_terms
