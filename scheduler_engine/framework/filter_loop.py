@@ -54,6 +54,8 @@ class FilterLoop:
     """The framework's filter loop; the runtime provides the per-node filter calls."""
 
     batch: bool
+    vectorise: bool
+    _record_filters: bool
     recorder: Any
     handle: Any
     exact_diagnosis: bool
@@ -62,7 +64,13 @@ class FilterLoop:
         raise NotImplementedError
 
     def _filter_node(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        filters: list[_Filter],
+        passes: list[list[bool] | None] | None = None,
+        j: int = 0,
     ) -> Status | None:
         raise NotImplementedError
 
@@ -85,6 +93,13 @@ class FilterLoop:
         """
         n = len(nodes)
         active = self.active_filters(state)
+        if self.recorder is not None and self.vectorise and self._record_filters:
+            # explaining: every node is recorded, but what a vectorised filter lets
+            # through needs no per-node call
+            passes = self._vectorised_passes(state, pod, nodes, active)
+            return self._pass_per_node(
+                state, pod, nodes, range(start, start + n), start, to_find, active, passes
+            )
         vectorised = [(name, fb) for name, _, fb in active if fb is not None] if self.batch else []
         if vectorised:
             found = self._pass_vectorised(state, pod, nodes, start, to_find, active, vectorised)
@@ -97,6 +112,21 @@ class FilterLoop:
         return self._pass_per_node(
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
+
+    def _vectorised_passes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> list[list[bool] | None] | None:
+        """Per active filter, its vectorised verdict per node (None: called per node)."""
+        passes: list[list[bool] | None] = []
+        for _, _, fb in active:
+            verdict = None
+            if fb is not None:
+                try:
+                    verdict = fb(state, pod, nodes).tolist()
+                except Exception:  # the per-node call reports it, as without batch
+                    verdict = None
+            passes.append(verdict)
+        return passes if any(v is not None for v in passes) else None
 
     def _diagnose_vectorised(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
@@ -160,11 +190,12 @@ class FilterLoop:
         start: int,
         to_find: int,
         filters: list[_Filter],
+        passes: list[list[bool] | None] | None = None,
     ) -> FilterPass:
         """The one per-node loop over the positions ``order`` (taken modulo ``len(nodes)``).
 
         Nodes with nominated pods run every active filter, with upstream's
-        two passes; the others run ``filters``.
+        two passes; the others run ``filters`` (``passes``: see ``_filter_node``).
         """
         n = len(nodes)
         feasible: list[NodeInfo] = []
@@ -181,8 +212,10 @@ class FilterLoop:
             ni = nodes[j]
             if nominated is not None and nominated(ni.name):
                 s = self._filter_node_with_nominated_pods(state, pod, ni, active)
-            else:
+            elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
+            else:
+                s = self._filter_node(state, pod, ni, filters, passes, j)
             if done:
                 # explaining only: nodes past the cut-off are recorded, not decided on
                 continue

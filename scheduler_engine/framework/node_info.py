@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..objects import Node, Pod, Resource
 
 __all__ = ["HostPortInfo", "ImageStateSummary", "NodeInfo"]
@@ -148,6 +150,25 @@ class NodeInfo:
             else:
                 self.pvc_ref_counts.pop(key, None)
         self.generation += 1
+
+    def reset_pods(self, pods: Iterable[Pod]) -> None:
+        """Hold exactly ``pods``, in that order, as a new info of the node would.
+
+        The object stays the same (tables keyed by it stay valid) and its
+        generation moves on, so views counted from it see the change.
+        """
+        generation = self.generation
+        fresh = NodeInfo(self.node, self.index)
+        for pod in pods:
+            fresh.add_pod(pod)
+        self.pods = fresh.pods
+        self.pods_with_affinity = fresh.pods_with_affinity
+        self.pods_with_required_anti_affinity = fresh.pods_with_required_anti_affinity
+        self.requested = fresh.requested
+        self.non_zero_requested = fresh.non_zero_requested
+        self.used_ports = fresh.used_ports
+        self.pvc_ref_counts = fresh.pvc_ref_counts
+        self.generation = generation + 1
 
     def clone(self) -> NodeInfo:
         c = NodeInfo(self.node, self.index)

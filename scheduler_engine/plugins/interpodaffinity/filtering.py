@@ -15,6 +15,7 @@ import numpy as np
 from ...framework.cycle_state import CycleState, StateData
 from ...framework.interfaces import PreFilterResult
 from ...framework.node_info import NodeInfo
+from ...framework.snapshot import STEADY_EXTENSIONS
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
 from .common import (
@@ -212,6 +213,7 @@ class _Aggregate:
 
 
 _CACHE_KEY = "plugins.interpodaffinity.aggregates"
+STEADY_EXTENSIONS.add(_CACHE_KEY)
 _CACHE_SIZE = 16
 
 
