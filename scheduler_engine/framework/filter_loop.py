@@ -74,6 +74,9 @@ class FilterLoop:
     ) -> Status | None:
         raise NotImplementedError
 
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
+        raise NotImplementedError
+
     def _filter_node_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
     ) -> Status | None:
@@ -116,17 +119,27 @@ class FilterLoop:
     def _vectorised_passes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
     ) -> list[list[bool] | None] | None:
-        """Per active filter, its vectorised verdict per node (None: called per node)."""
+        """Per active filter, its vectorised verdict per node (None: called per node),
+        then whether all passed the node (None unless every filter has a verdict)."""
         passes: list[list[bool] | None] = []
+        every: np.ndarray | None = np.ones(len(nodes), dtype=bool)
         for _, _, fb in active:
             verdict = None
             if fb is not None:
                 try:
-                    verdict = fb(state, pod, nodes).tolist()
+                    verdict = fb(state, pod, nodes)
                 except Exception:  # the per-node call reports it, as without batch
                     verdict = None
-            passes.append(verdict)
-        return passes if any(v is not None for v in passes) else None
+            if verdict is None:
+                every = None
+            elif every is not None:
+                every &= verdict
+            passes.append(None if verdict is None else verdict.tolist())
+        if all(v is None for v in passes):
+            return None
+        # last: per node, whether every filter passed it (None: some run per node)
+        passes.append(None if every is None else every.tolist())
+        return passes
 
     def _diagnose_vectorised(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
@@ -207,6 +220,7 @@ class FilterLoop:
             self.handle.nominated_pods_for_node if self.handle.has_nominated_pods() else None
         )
         active = self.active_filters(state)
+        every = passes[-1] if passes is not None else None
         for k in order:
             j = k % n
             ni = nodes[j]
@@ -214,6 +228,9 @@ class FilterLoop:
                 s = self._filter_node_with_nominated_pods(state, pod, ni, active)
             elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
+            elif every is not None and every[j]:
+                self._record_passed(pod, ni, filters)
+                s = None
             else:
                 s = self._filter_node(state, pod, ni, filters, passes, j)
             if done:

@@ -258,18 +258,27 @@ class Filtering:
         s = PreFilterState(pod, terms.affinity, terms.anti_affinity, ns_labels)
 
         cache = self._cache()
+        snapshot = self._snapshot()
+        key = (
+            "existing",
+            pod.namespace,
+            frozenset(pod.labels.items()),
+            frozenset(ns_labels.items()),
+        )
+        count_over = nodes
+        if cache is not None and key not in cache and nodes is snapshot.node_info_list:
+            # only nodes holding pods with required anti-affinity count: when they
+            # are few, counting them beats keeping an aggregate for these labels
+            with_anti = snapshot.have_pods_with_required_anti_affinity()
+            if len(with_anti) * 4 < len(nodes):
+                cache, count_over = None, with_anti
         existing = _counts_over(
             cache,
-            (
-                "existing",
-                pod.namespace,
-                frozenset(pod.labels.items()),
-                frozenset(ns_labels.items()),
-            ),
-            nodes,
+            key,
+            count_over,
             lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
             1,
-            self._snapshot(),
+            snapshot,
         )[0]
         s.existing_anti_affinity_counts = existing
 
@@ -277,12 +286,12 @@ class Filtering:
         anti = s.anti_affinity_terms
         if aff or anti:
             s.affinity_counts, s.anti_affinity_counts = _counts_over(
-                cache,
+                self._cache(),
                 ("incoming", tuple(t.key for t in aff), tuple(t.key for t in anti)),
                 nodes,
                 lambda ni: _incoming_contribution(ni, aff, anti),
                 2,
-                self._snapshot(),
+                snapshot,
             )
         elif not existing:
             return None, Status(Code.SKIP)
