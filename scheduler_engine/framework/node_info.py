@@ -72,6 +72,18 @@ class ImageStateSummary:
         self.num_nodes = num_nodes
 
 
+# what a NodeInfo sums up from its pods
+_FROM_PODS = (
+    "pods",
+    "pods_with_affinity",
+    "pods_with_required_anti_affinity",
+    "requested",
+    "non_zero_requested",
+    "used_ports",
+    "pvc_ref_counts",
+)
+
+
 class NodeInfo:
     __slots__ = (
         "generation",
@@ -161,13 +173,8 @@ class NodeInfo:
         fresh = NodeInfo(self.node, self.index)
         for pod in pods:
             fresh.add_pod(pod)
-        self.pods = fresh.pods
-        self.pods_with_affinity = fresh.pods_with_affinity
-        self.pods_with_required_anti_affinity = fresh.pods_with_required_anti_affinity
-        self.requested = fresh.requested
-        self.non_zero_requested = fresh.non_zero_requested
-        self.used_ports = fresh.used_ports
-        self.pvc_ref_counts = fresh.pvc_ref_counts
+        for name in _FROM_PODS:
+            setattr(self, name, getattr(fresh, name))
         self.generation = generation + 1
 
     def clone(self) -> NodeInfo:
