@@ -38,6 +38,35 @@ def ensure_database() -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def setup_django() -> None:
+    """Create the benchmark's database if needed (``ensure_database``), set Django up and
+    migrate, so a bench database left by an older tree is brought up to date before
+    anything reads it."""
+    ensure_database()
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def superuser(username: str) -> Any:
+    """The superuser ``username``, made on first use."""
+    from django.contrib.auth.models import User
+
+    return User.objects.get_or_create(username=username, defaults={"is_superuser": True})[0]
+
+
+def logged_in_client(user: Any) -> Any:
+    """Django's test client (middleware, session, templates: the whole server side),
+    logged in as ``user``."""
+    from django.test import Client
+
+    client = Client(SERVER_NAME="localhost")
+    client.force_login(user)
+    return client
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -54,9 +83,15 @@ def rss_mib(pid: int) -> int:
 
 
 def start_worker(
-    queue: str, name: str | None = None, env: Mapping[str, str] | None = None
+    queue: str | None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    heartbeat: bool = True,
 ) -> subprocess.Popen:
-    """A Celery worker process (solo pool) on ``queue``, named ``name@host`` when given."""
+    """A Celery worker process (solo pool) on ``queue`` (else the default queue), named
+    ``name@host`` when given, ``env`` added to this process's environment; the tests'
+    workers (tests/support/fixtures.py) run without heartbeats."""
     args = [
         sys.executable,
         "-m",
@@ -69,10 +104,29 @@ def start_worker(
         "--without-gossip",
         "--without-mingle",
     ]
+    if not heartbeat:
+        args.append("--without-heartbeat")
     if name is not None:
         args += ["-n", f"{name}@%h"]
-    args += ["-Q", queue]
+    if queue is not None:
+        args += ["-Q", queue]
     return subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
+
+
+def start_daphne(port: int, env: Mapping[str, str], processes: int = 0) -> subprocess.Popen:
+    """The ASGI server (Daphne) on 127.0.0.1:``port`` with environment ``env``; the access
+    log dropped, the application log on a text pipe (``proc.stderr``). With ``processes``,
+    that many Daphne processes on one socket, as production runs them (``schedlab.serve``)."""
+    server = ["schedlab.serve", "--processes", str(processes)] if processes else ["daphne"]
+    args = [sys.executable, "-m", *server, "-b", "127.0.0.1", "-p", str(port)]
+    return subprocess.Popen(
+        [*args, "schedlab.asgi:application"],
+        env=dict(env),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def synthetic_cluster(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, ensure_database, pct, start_worker  # noqa: E402
+from benchmarks.common import django_env, pct, setup_django, start_worker, superuser  # noqa: E402
 
 django_env("schedlab_bench", "testserver,localhost", redis=True)
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
@@ -35,18 +35,14 @@ def main() -> int:
     ap.add_argument("--only-explain", action="store_true", help="skip the dry-run part")
     args = ap.parse_args()
 
-    ensure_database()
-    import django
-
-    django.setup()
+    setup_django()
     from django.conf import settings
-    from django.contrib.auth.models import User
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
     settings.CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
     call_command("migrate", verbosity=0)
-    user, _ = User.objects.get_or_create(username="bench", defaults={"is_superuser": True})
+    user = superuser("bench")
     client = APIClient(SERVER_NAME="localhost")
     client.force_authenticate(user)
 

@@ -6,7 +6,8 @@
 
 Starts --workers worker processes (``--pool=solo``, a queue of this run's own
 on the shared Redis), submits --runs dry-runs of a synthetic fleet at once
-through the Celery task, and waits until every run has finished; prints how
+through the Celery task (on the cluster --cluster, created empty if missing: each
+run carries its own snapshot), and waits until every run has finished; prints how
 long the burst took, each status, and the attempts (1 each when none was lost).
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, start_worker  # noqa: E402
+from benchmarks.common import django_env, setup_django, start_worker  # noqa: E402
 
 django_env("schedlab_bench_pages", "testserver,localhost", redis=True)
 
@@ -37,9 +38,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600.0)
     args = ap.parse_args()
 
-    import django
-
-    django.setup()
+    setup_django()
     from dashboard.cluster.models import Cluster
     from dashboard.dryruns import codec
     from dashboard.dryruns.models import DryRun
@@ -49,7 +48,10 @@ def main() -> int:
     queue = f"bench-burst-{os.getpid()}"
     workers = [start_worker(queue, f"burst{i}-{os.getpid()}") for i in range(args.workers)]
     try:
-        cluster = Cluster.objects.get(name=args.cluster)
+        cluster, _ = Cluster.objects.get_or_create(  # the runs bring their own snapshots
+            name=args.cluster,
+            defaults={"source": Cluster.Source.SNAPSHOT, "snapshot_path": "synthetic"},
+        )
         snapshot = codec.pack(fleet(args.nodes, pending=args.pending))
         runs = [
             DryRun.objects.create(cluster=cluster, snapshot=snapshot, seed=i)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, free_port, rss_mib  # noqa: E402
+from benchmarks.common import django_env, free_port, rss_mib, start_daphne, superuser  # noqa: E402
 
 django_env("schedlab_bench_dryrun", "127.0.0.1,localhost", redis=True)
 
@@ -33,23 +32,7 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
     port = free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1" if prewarm else "0", "LOG_LEVEL": "INFO"}
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "schedlab.asgi:application",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,  # the access log
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_daphne(port, env)
     done = threading.Event()
     warm_at: list[float] = []
 
@@ -106,7 +89,6 @@ def main() -> int:
     import django
 
     django.setup()
-    from django.contrib.auth.models import User
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
@@ -115,8 +97,7 @@ def main() -> int:
     call_command("migrate", verbosity=0)
 
     cluster = Cluster.objects.get(name=args.cluster)
-    user, _ = User.objects.get_or_create(username="bench-prewarm", defaults={"is_superuser": True})
-    token, _ = Token.objects.get_or_create(user=user)
+    token, _ = Token.objects.get_or_create(user=superuser("bench-prewarm"))
     auth = f"Token {token.key}"
     ns, name = args.pod.split("/")
     path = f"/api/v1/clusters/{cluster.pk}/pods/{ns}/{name}/explanation/"

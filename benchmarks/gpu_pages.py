@@ -32,7 +32,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, ensure_database, pct, synthetic_cluster  # noqa: E402
+from benchmarks import common  # noqa: E402
+from benchmarks.common import django_env, pct, synthetic_cluster  # noqa: E402
 from tests.support import gpus, objects  # noqa: E402
 
 django_env("schedlab_bench_gpu", "testserver,localhost", debug=False)
@@ -72,13 +73,7 @@ def main() -> int:
     ap.add_argument("--reload", action="store_true", help="re-import even if the cluster exists")
     args = ap.parse_args()
 
-    ensure_database()
-    import django
-
-    django.setup()
-    from django.contrib.auth.models import User
-    from django.test import Client
-
+    common.setup_django()
     from dashboard.cluster.kinds import KINDS_BY_KIND, to_row
     from dashboard.cluster.models import Node
     from dashboard.cluster.services.cluster_state import Changes, apply_changes
@@ -90,9 +85,7 @@ def main() -> int:
         reload=args.reload,
     )
 
-    user, _ = User.objects.get_or_create(username="bench-gpu", defaults={"is_superuser": True})
-    client = Client(SERVER_NAME="localhost")
-    client.force_login(user)
+    client = common.logged_in_client(common.superuser("bench-gpu"))
     c = cluster.name
     spec = KINDS_BY_KIND["Pod"]
     churn = [0]

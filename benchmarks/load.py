@@ -1,42 +1,74 @@
 """Load: logged-in people browsing pages and API clients asking for explanations at once.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \
-    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/load.py \
-        [--cluster bench-pages --users 50 --clients 10 --seconds 60]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \\
+    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/load.py \\
+        [--cluster bench-pages --web-processes 2 --users 50 --clients 10 --seconds 60 \\
+         --think 0 --client-think 0]
 
 Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
-5,000 nodes / 50,000 pods). Starts one Daphne (dev settings, explanation
-prewarm on) on 127.0.0.1, waits for the prewarm, then for --seconds runs
---users threads, each a logged-in session walking the cluster's pages in turn,
-and --clients threads, each with an API token asking for the explanation of a
-pending pod (a different one each time); --think makes each user wait between\npages (0: closed loop, a page the moment the last one arrived). Wall times from the client, over
-HTTP; any status but 200 or any exception counts as an error.
+5,000 nodes / 50,000 pods). Starts --web-processes Daphne processes on one
+socket as production does (``python -m schedlab.serve``; dev settings,
+explanation prewarm on) on 127.0.0.1, waits until every one has prewarmed,
+then for --seconds runs --users threads, each a logged-in session walking the
+cluster's pages in turn, and --clients threads, each with an API token asking
+for the explanation of a pending pod (a different one each time).
+
+--think and --client-think are the mean pause (exponentially distributed,
+seeded) between a user's pages and between a client's requests: 0 is a
+closed loop (the next request the moment the last answer arrived), a pause
+makes the arrival rate what people and scripts ask, which the report prints
+(requests/s offered over the run). Wall times from the client, over HTTP; any
+status but 200 or any exception counts as an error. Also printed: the CPU
+the web processes used (so requests/s per core) and their RSS.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
+import re
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, free_port, pct, rss_mib  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    django_env,
+    free_port,
+    logged_in_client,
+    pct,
+    rss_mib,
+    setup_django,
+    start_daphne,
+    superuser,
+)
 
 django_env("schedlab_bench_pages", "127.0.0.1,localhost,testserver", redis=True, debug=False)
 
 
+@dataclass
+class Plan:
+    """What the load asks for: the pages a user walks, the pods clients explain, credentials."""
+
+    pages: list[str]
+    explanations: list[str]
+    cookies: list[str]
+    cookie_name: str
+    token: str
+
+
+@dataclass
 class Tally:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.times: dict[str, list[float]] = {"page": [], "explanation": []}
-        self.errors: list[str] = []
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    times: dict[str, list[float]] = field(default_factory=lambda: {"page": [], "explanation": []})
+    errors: list[str] = field(default_factory=list)
 
     def add(self, kind: str, seconds: float, error: str = "") -> None:
         with self.lock:
@@ -45,36 +77,55 @@ class Tally:
                 self.errors.append(error)
 
 
-def _get(session: requests.Session, url: str) -> str:
-    r = session.get(url, timeout=30)
-    return "" if r.status_code == 200 else f"{r.status_code} {url}"
+@dataclass
+class Web:
+    """The supervisor and its Daphne children, with what their log says."""
+
+    proc: subprocess.Popen
+    base: str
+    children: list[int] = field(default_factory=list)
+    warm: int = 0
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid, *self.children]
+
+    def cpu_seconds(self) -> float:
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(") ", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+            except (FileNotFoundError, IndexError):
+                pass
+        return total
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cluster", default="bench-pages")
+    ap.add_argument("--web-processes", type=int, default=2)
     ap.add_argument("--users", type=int, default=50)
     ap.add_argument("--clients", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--think", type=float, default=0.0, help="mean seconds between a user's pages")
     ap.add_argument(
-        "--think", type=float, default=0.0, help="seconds a user waits between two pages"
+        "--client-think", type=float, default=0.0, help="mean seconds between a client's requests"
     )
-    args = ap.parse_args()
+    return ap.parse_args()
 
-    import django
 
-    django.setup()
+def prepare(args: argparse.Namespace) -> tuple[Plan, int]:
+    """The plan (pages, pods, a session per user, an API token) and the web processes' count."""
+    setup_django()
     from django.conf import settings
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
-    from django.test import Client
     from rest_framework.authtoken.models import Token
 
     from dashboard.cluster.models import Cluster, Pod
 
-    call_command("migrate", verbosity=0)
     cluster = Cluster.objects.get(name=args.cluster)
-    c, name_ = cluster.pk, cluster.name  # the API by id, the pages by name
+    c, name = cluster.pk, cluster.name  # the API by id, the pages by name
     pending = list(
         Pod.objects.filter(cluster=cluster, node_name="")
         .order_by("namespace", "name")
@@ -82,116 +133,136 @@ def main() -> int:
     )
     assert pending, "no pending pod to explain"
     pages = [
-        f"/clusters/{name_}/",
-        f"/clusters/{name_}/overview.json",
-        f"/clusters/{name_}/pending/",
-        f"/clusters/{name_}/pending/?page=20",
-        f"/clusters/{name_}/nodes/",
-        f"/clusters/{name_}/nodes/rows/?page=40",
+        f"/clusters/{name}/",
+        f"/clusters/{name}/overview.json",
+        f"/clusters/{name}/pending/",
+        f"/clusters/{name}/pending/?page=20",
+        f"/clusters/{name}/nodes/",
+        f"/clusters/{name}/nodes/rows/?page=40",
         "/dry-runs/",
-        f"/profiles/?cluster={name_}",
-    ] + [f"/clusters/{name_}/pods/{ns}/{name}/" for ns, name in pending[:20]]
-    user, _ = User.objects.get_or_create(username="bench-load", defaults={"is_superuser": True})
+        f"/profiles/?cluster={name}",
+    ] + [f"/clusters/{name}/pods/{ns}/{pod}/" for ns, pod in pending[:20]]
+    explanations = [f"/api/v1/clusters/{c}/pods/{ns}/{pod}/explanation/" for ns, pod in pending]
+    user = superuser("bench-load")
     token, _ = Token.objects.get_or_create(user=user)
-    cookies = []
-    for _ in range(args.users):
-        client = Client()
-        client.force_login(user)  # a session row of its own, as a browser login makes
-        cookies.append(client.cookies[settings.SESSION_COOKIE_NAME].value)
+    cookie = settings.SESSION_COOKIE_NAME
+    # a session row of its own per user, as a browser login makes
+    cookies = [logged_in_client(user).cookies[cookie].value for _ in range(args.users)]
+    return Plan(pages, explanations, cookies, cookie, token.key), args.web_processes
 
+
+def start_web(processes: int) -> Web:
+    """Start the web processes and wait until each has built its warm explanation state."""
     port = free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1", "LOG_LEVEL": "INFO"}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "schedlab.asgi:application",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    warm = threading.Event()
+    web = Web(start_daphne(port, env, processes=processes), f"http://127.0.0.1:{port}")
+    all_warm = threading.Event()
 
     def read_log() -> None:
-        for line in server.stderr:  # type: ignore[union-attr]
+        for line in web.proc.stderr:  # type: ignore[union-attr]
+            m = re.search(r"web process \d+/\d+ started, pid (\d+)", line)
+            if m:
+                web.children.append(int(m[1]))
             if "explanation prewarm" in line:
-                warm.set()
+                web.warm += 1
+                if web.warm >= processes:
+                    all_warm.set()
 
     threading.Thread(target=read_log, daemon=True).start()
-    base = f"http://127.0.0.1:{port}"
-    tally = Tally()
+    t0 = time.monotonic()
+    while True:
+        try:
+            requests.get(f"{web.base}/livez", timeout=2)
+            break
+        except requests.RequestException:
+            time.sleep(0.1)
+    print(f"{processes} web process(es) up in {time.monotonic() - t0:.1f} s", flush=True)
+    all_warm.wait(600)
+    print(f"prewarm done in {web.warm} at {time.monotonic() - t0:.1f} s", flush=True)
+    return web
+
+
+def _timed(tally: Tally, kind: str, session: requests.Session, url: str) -> None:
+    t = time.perf_counter()
     try:
-        t0 = time.monotonic()
-        while True:
-            try:
-                requests.get(f"{base}/healthz", timeout=2)
-                break
-            except requests.RequestException:
-                time.sleep(0.1)
-        print(f"server up in {time.monotonic() - t0:.1f} s", flush=True)
-        warm.wait(300)
-        print(f"prewarm done at {time.monotonic() - t0:.1f} s", flush=True)
-        end = time.monotonic() + args.seconds
+        r = session.get(url, timeout=60)
+        err = "" if r.status_code == 200 else f"{r.status_code} {url}"
+    except requests.RequestException as exc:
+        err = f"{type(exc).__name__} {url}"
+    tally.add(kind, time.perf_counter() - t, err)
 
-        def browse(i: int) -> None:
-            s = requests.Session()
-            s.cookies.set(settings.SESSION_COOKIE_NAME, cookies[i])
-            n = i
-            while time.monotonic() < end:
-                url = base + pages[n % len(pages)]
-                n += 1
-                t = time.perf_counter()
-                try:
-                    err = _get(s, url)
-                except requests.RequestException as exc:
-                    err = f"{type(exc).__name__} {url}"
-                tally.add("page", time.perf_counter() - t, err)
-                if args.think:
-                    time.sleep(args.think)
 
-        def explain(i: int) -> None:
-            s = requests.Session()
-            s.headers["Authorization"] = f"Token {token.key}"
-            n = i * 37
-            while time.monotonic() < end:
-                ns, name = pending[n % len(pending)]
-                n += 1
-                url = f"{base}/api/v1/clusters/{c}/pods/{ns}/{name}/explanation/"
-                t = time.perf_counter()
-                try:
-                    err = _get(s, url)
-                except requests.RequestException as exc:
-                    err = f"{type(exc).__name__} {url}"
-                tally.add("explanation", time.perf_counter() - t, err)
+def run_load(plan: Plan, web: Web, args: argparse.Namespace) -> tuple[Tally, float]:
+    """Run the users and clients for --seconds; the tally and the seconds it really took."""
+    tally = Tally()
+    end = time.monotonic() + args.seconds
 
-        threads = [threading.Thread(target=browse, args=(i,)) for i in range(args.users)]
-        threads += [threading.Thread(target=explain, args=(i,)) for i in range(args.clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        rss = rss_mib(server.pid)
-    finally:
-        server.terminate()
-        server.wait(30)
+    def loop(kind: str, session: requests.Session, urls: list[str], start: int, think: float):
+        rng = random.Random(start)
+        n = start
+        while time.monotonic() < end:
+            _timed(tally, kind, session, web.base + urls[n % len(urls)])
+            n += 1
+            if think:
+                time.sleep(min(rng.expovariate(1 / think), max(0.0, end - time.monotonic())))
+
+    threads = []
+    for i in range(args.users):
+        s = requests.Session()
+        s.cookies.set(plan.cookie_name, plan.cookies[i])
+        threads.append(threading.Thread(target=loop, args=("page", s, plan.pages, i, args.think)))
+    for i in range(args.clients):
+        s = requests.Session()
+        s.headers["Authorization"] = f"Token {plan.token}"
+        target_args = ("explanation", s, plan.explanations, 1000 + i * 37, args.client_think)
+        threads.append(threading.Thread(target=loop, args=target_args))
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return tally, time.monotonic() - t0
+
+
+def report(tally: Tally, took: float, cpu: float, rss: list[int], processes: int) -> None:
+    total = 0
     for kind, xs in tally.times.items():
         if not xs:
             continue
+        total += len(xs)
         xs.sort()
         print(
-            f"{kind}: {len(xs)} requests, p50 {1000 * pct(xs, 0.5):.0f} ms, "
+            f"{kind}: {len(xs)} requests ({len(xs) / took:.1f}/s), p50 {1000 * pct(xs, 0.5):.0f} ms, "
             f"p95 {1000 * pct(xs, 0.95):.0f} ms, max {1000 * xs[-1]:.0f} ms",
             flush=True,
         )
-    print(f"errors: {len(tally.errors)} {tally.errors[:5]}; server RSS {rss} MiB", flush=True)
+    print(
+        f"all: {total} requests in {took:.1f} s = {total / took:.1f}/s; web CPU {cpu:.1f} s "
+        f"= {cpu / took:.2f} cores busy, {total / cpu if cpu else 0:.1f} requests per CPU second",
+        flush=True,
+    )
+    print(
+        f"errors: {len(tally.errors)} {tally.errors[:5]}; {processes} web process(es), "
+        f"RSS {' + '.join(map(str, rss))} = {sum(rss)} MiB; "
+        f"load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    args = parse_args()
+    plan, processes = prepare(args)
+    web = start_web(processes)
+    try:
+        cpu0 = web.cpu_seconds()
+        print(f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+        tally, took = run_load(plan, web, args)
+        cpu = web.cpu_seconds() - cpu0
+        rss = [rss_mib(pid) for pid in web.children]
+    finally:
+        web.proc.terminate()
+        web.proc.wait(60)
+    report(tally, took, cpu, rss, processes)
     return 1 if tally.errors else 0
 
 

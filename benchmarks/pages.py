@@ -28,7 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, ensure_database, pct, synthetic_cluster  # noqa: E402
+from benchmarks import common  # noqa: E402
+from benchmarks.common import django_env, pct, synthetic_cluster  # noqa: E402
 
 django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
@@ -82,29 +83,36 @@ def _resources(requests: dict[str, str]) -> dict[str, dict[str, str]]:
     return {"requests": requests, "limits": limits} if limits else {"requests": requests}
 
 
-def pod(i: int, node_name: str, gpus: int) -> dict[str, Any]:
-    requests = {"cpu": "2", "memory": "8Gi"}
+def _pod(
+    meta: dict[str, Any], cpu: str, memory: str, gpus: int, node_name: str, **spec: Any
+) -> dict[str, Any]:
+    """A pod of one container, running on ``node_name`` or Pending without one."""
+    requests = {"cpu": cpu, "memory": memory}
     if gpus:
         requests["nvidia.com/gpu"] = str(gpus)
-    spec: dict[str, Any] = {
-        "containers": [{"name": "main", "image": "app:1", "resources": _resources(requests)}],
-        "priority": PRIORITIES[i % len(PRIORITIES)],
-    }
+    container = {"name": "main", "image": "app:1", "resources": _resources(requests)}
+    spec = {"containers": [container], **spec}
     if node_name:
         spec["nodeName"] = node_name
+    phase = "Running" if node_name else "Pending"
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {
-            "name": f"pod-{i}",
-            "namespace": NAMESPACES[i % len(NAMESPACES)],
-            "uid": f"pod-uid-{i}",
-            "creationTimestamp": f"2025-03-01T{10 + i % 10}:{i % 60:02d}:00Z",
-            "labels": {"app": f"app-{i % 50}"},
-        },
+        "metadata": meta,
         "spec": spec,
-        "status": {"phase": "Running" if node_name else "Pending"},
+        "status": {"phase": phase},
     }
+
+
+def pod(i: int, node_name: str, gpus: int) -> dict[str, Any]:
+    meta = {
+        "name": f"pod-{i}",
+        "namespace": NAMESPACES[i % len(NAMESPACES)],
+        "uid": f"pod-uid-{i}",
+        "creationTimestamp": f"2025-03-01T{10 + i % 10}:{i % 60:02d}:00Z",
+        "labels": {"app": f"app-{i % 50}"},
+    }
+    return _pod(meta, "2", "8Gi", gpus, node_name, priority=PRIORITIES[i % len(PRIORITIES)])
 
 
 def event(i: int, ns: str, name: str, nodes: int) -> dict[str, Any]:
@@ -201,30 +209,16 @@ def dryrun_fleet(nodes: int, pods: int) -> list[dict[str, Any]]:
     def gpu_pod(
         name: str, ns: str, gpus: int, cls: str, prio: int, node_name: str = "", **extra: Any
     ) -> dict[str, Any]:
-        requests = {"cpu": "1", "memory": "2Gi"}
-        if gpus:
-            requests["nvidia.com/gpu"] = str(gpus)
-        spec: dict[str, Any] = {
-            "containers": [{"name": "main", "image": "app:1", "resources": _resources(requests)}],
-            "priorityClassName": cls,
-            "priority": prio,
-            **extra,
+        meta = {
+            "name": name,
+            "namespace": ns,
+            "uid": f"uid-{ns}-{name}",
+            "labels": {"app": "guarded" if name.endswith(("0", "1")) else "batch"},
+            "creationTimestamp": "2025-03-01T10:00:00Z",
         }
-        if node_name:
-            spec["nodeName"] = node_name
-        return {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": name,
-                "namespace": ns,
-                "uid": f"uid-{ns}-{name}",
-                "labels": {"app": "guarded" if name.endswith(("0", "1")) else "batch"},
-                "creationTimestamp": "2025-03-01T10:00:00Z",
-            },
-            "spec": spec,
-            "status": {"phase": "Running" if node_name else "Pending"},
-        }
+        return _pod(
+            meta, "1", "2Gi", gpus, node_name, priorityClassName=cls, priority=prio, **extra
+        )
 
     for i in range(RESERVED_NODES):
         for g in range(8):
@@ -331,13 +325,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="only pages whose label contains this")
     args = ap.parse_args()
 
-    ensure_database()
-    import django
-
-    django.setup()
-    from django.contrib.auth.models import User
-    from django.test import Client
-
+    common.setup_django()
     from dashboard.cluster.models import Pod
 
     cluster = synthetic_cluster(
@@ -347,9 +335,8 @@ def main() -> int:
         reload=args.reload,
     )
 
-    user, _ = User.objects.get_or_create(username="bench-pages", defaults={"is_superuser": True})
-    client = Client(SERVER_NAME="localhost")
-    client.force_login(user)
+    user = common.superuser("bench-pages")
+    client = common.logged_in_client(user)
     c = cluster.name
     pending_pod = Pod.objects.filter(cluster=cluster, node_name="").order_by("-id").first()
     pod_url = f"/clusters/{c}/pods/{pending_pod.namespace}/{pending_pod.name}/"

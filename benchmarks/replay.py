@@ -19,17 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scheduler_engine import replay as rp
 from scheduler_engine.config import load_config
 from scheduler_engine.plugin_loader import build_registry
-from scheduler_engine.replay import (
-    ReplayOptions,
-    default_config_doc,
-    policy_config_doc,
-    read_trace,
-    replay,
-    trace_typical_pods,
-    with_typical_pods,
-)
 
 
 def main() -> None:
@@ -38,20 +30,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--profiles", default="default,fgd")
     args = ap.parse_args()
-    trace = read_trace(
+    trace = rp.read_trace(
         f"{args.data}/openb_node_list_gpu_node.csv", f"{args.data}/openb_pod_list_default.csv"
     )
     registry = build_registry()
-    typical = trace_typical_pods(trace)
+    typical = rp.trace_typical_pods(trace)
     for name in args.profiles.split(","):
         policy = None if name == "default" else name
-        doc = policy_config_doc(policy) if policy else default_config_doc()
-        config = with_typical_pods(load_config(doc, **registry.config_kwargs()), typical)
+        doc = rp.policy_config_doc(policy) if policy else rp.default_config_doc()
+        config = rp.with_typical_pods(load_config(doc, **registry.config_kwargs()), typical)
         walls, cpus, pods = [], [], 0
         for i in range(args.runs):
-            opts = ReplayOptions("inflate", 1.3, 42 + i, "rank" if policy else "random", policy)
+            opts = rp.ReplayOptions("inflate", 1.3, 42 + i, "rank" if policy else "random", policy)
             w0, c0 = time.perf_counter(), time.process_time()
-            out = replay(trace, config, opts, registry=registry, typical=typical)
+            out = rp.replay(trace, config, opts, registry=registry, typical=typical)
             walls.append(time.perf_counter() - w0)
             cpus.append(time.process_time() - c0)
             pods = out["summary"]["pods"]

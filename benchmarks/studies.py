@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, ensure_database, start_worker  # noqa: E402
+from benchmarks.common import django_env, setup_django, start_worker  # noqa: E402
 
 django_env("schedlab_bench", "testserver,localhost", redis=True)
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
@@ -82,10 +82,7 @@ def main() -> int:
     )
     args = ap.parse_args()
 
-    ensure_database()
-    import django
-
-    django.setup()
+    setup_django()
     from django.conf import settings
     from django.core.management import call_command
 

@@ -24,6 +24,7 @@ from .framework.handle import Eviction, go_timestamp
 from .gang_diagnosis import broken_gangs
 from .objects import Pod, parse_pod
 from .objects.names import generated_name
+from .objects.owners import CAUSE_UNKNOWN, RECREATING_KINDS, Owner, owner_of
 
 __all__ = [
     "CAUSE_BARE",
@@ -38,13 +39,8 @@ __all__ = [
 
 # the deepest chain anyone may ask to follow (each depth is another wave of scheduling)
 MAX_CASCADE_DEPTH = 20
-# controllers that recreate a deleted pod, and how they name the new one
-RECREATING_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet", "Job", "DaemonSet")
-# the cause of a victim nobody recreates: no controller, or one this module does not know
+# the cause of a victim nobody recreates: no controller (or CAUSE_UNKNOWN: one not known)
 CAUSE_BARE = "bare"
-CAUSE_UNKNOWN = "unknownController"
-
-TEMPLATE_HASH_LABEL = "pod-template-hash"
 JOB_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
 # metadata the API server sets on a pod it creates (the replacement gets its own)
 _SERVER_FIELDS = (
@@ -57,48 +53,6 @@ _SERVER_FIELDS = (
     "generation",
     "selfLink",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """A pod's controller: its kind and name, and the Deployment above a ReplicaSet."""
-
-    kind: str
-    name: str
-    deployment: str | None = None
-
-    @property
-    def cause(self) -> str:
-        """How the victim comes back: the controller kind, ``Deployment`` through its ReplicaSet."""
-        if self.kind == "ReplicaSet" and self.deployment:
-            return "Deployment"
-        return self.kind if self.kind in RECREATING_KINDS else CAUSE_UNKNOWN
-
-    @property
-    def recreates(self) -> bool:
-        return self.kind in RECREATING_KINDS
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "name": self.name}
-        if self.deployment:
-            d["deployment"] = self.deployment
-        return d
-
-
-def owner_of(pod: Pod) -> Owner | None:
-    """The pod's controller (``ownerReferences`` with ``controller: true``), or None."""
-    meta = pod.raw.get("metadata") or {}
-    for ref in meta.get("ownerReferences") or ():
-        if not isinstance(ref, Mapping) or not ref.get("controller"):
-            continue
-        kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
-        deployment = None
-        h = pod.labels.get(TEMPLATE_HASH_LABEL)
-        # the Deployment controller names its ReplicaSets <deployment>-<pod-template-hash>
-        if kind == "ReplicaSet" and h and name.endswith(f"-{h}") and len(name) > len(h) + 1:
-            deployment = name[: -len(h) - 1]
-        return Owner(kind, name, deployment)
-    return None
 
 
 def _replacement_name(victim: Pod, owner: Owner, seed: str) -> str:

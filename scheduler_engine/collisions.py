@@ -40,7 +40,7 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .objects import Pod
-from .objects.resources import is_extended_resource_name
+from .objects.resources import core_amounts, is_extended_resource_name
 from .scheduler.events import pre_enqueue_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.schedule_one import AttemptStatus, Scheduler
@@ -73,16 +73,7 @@ def kubelet_admission(pod: Pod, ni: NodeInfo) -> KubeletRefusal | None:
     if len(ni.pods) + 1 > alloc.allowed_pod_number:
         return _refusal("pods", 1, len(ni.pods), alloc.allowed_pod_number)
     req = pod.requests
-    for name, q, u, a in (
-        ("cpu", req.milli_cpu, used.milli_cpu, alloc.milli_cpu),
-        ("memory", req.memory, used.memory, alloc.memory),
-        (
-            "ephemeral-storage",
-            req.ephemeral_storage,
-            used.ephemeral_storage,
-            alloc.ephemeral_storage,
-        ),
-    ):
+    for name, q, u, a in core_amounts(req, used, alloc):
         if q > 0 and q > a - u:
             return _refusal(name, q, u, a)
     # Go ranges over a map here: sorted, so that the first shortfall is repeatable

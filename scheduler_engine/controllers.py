@@ -27,6 +27,7 @@ from typing import Any
 from .cluster import ClusterState
 from .objects import Pod
 from .objects.names import generated_name
+from .objects.owners import owned_by_pod
 from .plugins.volumebinding import find_matching_volume
 from .storage import ClaimInfo, StorageClassInfo, VolumeInfo
 
@@ -167,15 +168,7 @@ def _claim_from_template(pod: Pod, claim_name: str, template: Mapping[str, Any])
         "generateName": base,
         "namespace": pod.namespace,
         "uid": f"{pod.uid}-{claim_name}",
-        "ownerReferences": [
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "name": pod.name,
-                "uid": pod.uid,
-                "controller": True,
-            }
-        ],
+        "ownerReferences": owned_by_pod(pod),
         "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: claim_name},
     }
     if tmeta.get("labels"):

@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from .config.defaults import FEATURE_GATES
 from .errors import InputError
 
-__all__ = ["DEPENDENCIES", "parse_feature_gates", "resolve_feature_gates"]
+__all__ = [
+    "DEPENDENCIES",
+    "parse_feature_gate_overrides",
+    "parse_feature_gates",
+    "resolve_feature_gates",
+]
 
 # gate → the gates it needs (pkg/features/kube_features.go, defaultKubernetesFeatureGateDependencies)
 DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
@@ -23,7 +28,12 @@ DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
 
 
 def parse_feature_gates(text: str, *, field: str = "--feature-gates") -> dict[str, bool]:
-    """``Name=true,Other=false`` into a mapping; unknown names and bad values are errors."""
+    """``Name=true,Other=false`` into every gate's value; unknown names and bad values are errors."""
+    return resolve_feature_gates(parse_feature_gate_overrides(text, field=field), field=field)
+
+
+def parse_feature_gate_overrides(text: str, *, field: str = "--feature-gates") -> dict[str, bool]:
+    """Only the gates ``Name=true,Other=false`` names; dependencies are not checked here."""
     out: dict[str, bool] = {}
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -37,7 +47,7 @@ def parse_feature_gates(text: str, *, field: str = "--feature-gates") -> dict[st
         if value not in ("true", "false"):
             raise InputError(f"invalid value of {name}={value}, err: invalid syntax", field=field)
         out[name] = value == "true"
-    return resolve_feature_gates(out, field=field)
+    return out
 
 
 def resolve_feature_gates(
@@ -48,7 +58,9 @@ def resolve_feature_gates(
     for name, on in (gates or {}).items():
         if name not in FEATURE_GATES:
             raise InputError(f"unrecognized feature gate: {name}", field=field)
-        out[name] = bool(on)
+        if not isinstance(on, bool):
+            raise InputError(f"invalid value of {name}: must be true or false", field=field)
+        out[name] = on
     for name, needs in DEPENDENCIES.items():
         if out[name]:
             for dep in needs:

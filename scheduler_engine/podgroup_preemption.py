@@ -29,7 +29,7 @@ from .framework.snapshot import Snapshot
 from .framework.status import Code, Status
 from .objects import Pod
 from .objects.podgroup import NativePodGroup, pod_group_name
-from .preemption import PodClock
+from .preemption import PdbBudgets, PodClock
 
 __all__ = [
     "EVICTED_BY_POD_GROUP",
@@ -121,28 +121,17 @@ def _victims(
 def _split_by_pdb(
     victims: Sequence[Victim], pdbs: Sequence[Any]
 ) -> tuple[list[Victim], list[Victim]]:
-    """(violating, the rest): a unit violates when any of its pods would break a PDB."""
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    """(violating, the rest): a unit violates when any of its pods would break a PDB.
 
-    def violates(pod: Pod) -> bool:
-        if not pod.labels:
-            return False
-        for i, pdb in enumerate(pdbs):
-            if pdb.namespace != pod.namespace:
-                continue
-            if pdb.selector.empty or not pdb.selector.matches(pod.labels):
-                continue
-            if pod.name in pdb.disrupted_pods:
-                continue
-            allowed[i] -= 1
-            if allowed[i] < 0:
-                return True
-        return False
-
+    A unit's pods are counted until the first that breaks one, and that pod
+    stops at the first PDB it breaks (upstream ``filterVictimsWithPDBViolation``).
+    """
+    budgets = PdbBudgets(pdbs)
     violating: list[Victim] = []
     rest: list[Victim] = []
     for v in victims:
-        (violating if any(violates(p) for p, _ in v.pods) else rest).append(v)
+        broken = any(budgets.spend(p, stop_at_breach=True) for p, _ in v.pods)
+        (violating if broken else rest).append(v)
     return violating, rest
 
 

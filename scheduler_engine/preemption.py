@@ -47,6 +47,7 @@ __all__ = [
     "Candidate",
     "CandidateList",
     "Evaluator",
+    "PdbBudgets",
     "PodClock",
     "PreemptionInterface",
     "Victims",
@@ -77,6 +78,46 @@ class Victims:
 
     pods: list[Pod]
     num_pdb_violations: int = 0
+
+
+class PdbBudgets:
+    """The disruptions each PDB still allows while victims are counted (upstream ``pdbsAllowed``).
+
+    A pod without labels matches no PDB, an empty selector matches nothing,
+    and a pod the PDB already lists in ``disruptedPods`` neither spends nor
+    breaks it.
+    """
+
+    __slots__ = ("_allowed", "_pdbs")
+
+    def __init__(self, pdbs: Sequence[PodDisruptionBudget]) -> None:
+        self._pdbs = pdbs
+        self._allowed = [pdb.disruptions_allowed for pdb in pdbs]
+
+    def spend(self, pod: Pod, *, stop_at_breach: bool) -> bool:
+        """Spend one disruption of each PDB ``pod`` matches; True when one goes below zero.
+
+        ``stop_at_breach``: stop at the first PDB broken, leaving the later ones
+        unspent, as upstream's ``filterVictimsWithPDBViolation`` (pod groups)
+        does; ``filterPodsWithPDBViolation`` (DefaultPreemption) spends them all.
+        """
+        if not pod.labels:
+            return False
+        allowed = self._allowed
+        violated = False
+        for i, pdb in enumerate(self._pdbs):
+            if pdb.namespace != pod.namespace:
+                continue
+            if pdb.selector.empty or not pdb.selector.matches(pod.labels):
+                continue
+            if pod.name in pdb.disrupted_pods:
+                continue
+            allowed[i] -= 1
+            if allowed[i] < 0:
+                if stop_at_breach:
+                    return True
+                violated = True
+        return violated
 
 
 @dataclass(slots=True)

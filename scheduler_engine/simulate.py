@@ -13,7 +13,6 @@ import copy
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,10 +30,11 @@ from .framework.registry import Registry, default_registry
 from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .framework.status import Code, Status
-from .gang_diagnosis import GangView, broken_gangs, count_reasons, describe_domains
+from .gang_diagnosis import broken_gangs
+from .gang_views import coscheduling_gang_views, native_gang_views
 from .objects import Pod
-from .objects.podgroup import NATIVE_API_VERSION, index_native_pod_groups
-from .plugins import coscheduling as cosched
+from .objects.pod import parse_time
+from .objects.podgroup import index_native_pod_groups
 from .pod_result import pod_result
 from .results import (
     STATUS_ERROR,
@@ -115,8 +115,16 @@ def _working_copy(cluster: ClusterState) -> ClusterState:
 
 
 def _default_clock(cluster: ClusterState) -> float:
+    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups)."""
     ts = [p.creation_ts for p in cluster.pods if p.creation_ts]
     ts += [p.start_ts for p in cluster.pods if p.start_ts]
+    for obj in cluster.of_kind("PodGroup"):
+        try:
+            made = parse_time((obj.get("metadata") or {}).get("creationTimestamp"))
+        except (AttributeError, ValueError):
+            made = None  # a bad PodGroup is named by whoever parses it
+        if made:
+            ts.append(made)
     return max(ts) if ts else 0.0
 
 
@@ -151,7 +159,7 @@ def simulate(
     worked out on the state the run ends with.
 
     ``progress(done, total)`` is called after each attempt.  ``now`` is the
-    simulated clock's start (default: the latest pod timestamp).  ``batch``
+    simulated clock's start (default: the latest pod or PodGroup timestamp).  ``batch``
     False forces the per-node paths (they must decide identically).
     ``snapshot``, if given, must hold exactly the cluster's nodes and running
     pods; it is used instead of one built from the pods (what a caller keeping
@@ -179,7 +187,7 @@ def simulate(
     if cascade_depth > 0:
         tracker = CascadeTracker(cascade_depth, cluster.priority_classes, cluster.pdbs)
         run.follow_cascade(tracker, max_rounds, progress)
-    run.time_out_waiting_pods()
+    run.time_out_waiting_pods(max_rounds, progress)
     result = run.result(time.perf_counter() - t0)
     if tracker is not None:
         result.summary["cascade"] = tracker.report(
@@ -625,17 +633,38 @@ class _Run:
         self._next_deadline = min((d for d in deadlines if d is not None), default=math.inf)
 
     # -- step 3: the end of the run ---------------------------------------------------------
-    def time_out_waiting_pods(self) -> None:
-        """Nobody is left to allow the pods still waiting on Permit: they time out."""
-        if not self.waiting:
-            return
-        deadlines = [a.waiting.next_deadline() for _, a in self.waiting if a.waiting is not None]
-        self.ctx.clock = max([self.ctx.clock, *(d for d in deadlines if d is not None)])
-        self._settle_waiting()
-        self.ctx.finish_deletions()
+    def time_out_waiting_pods(
+        self, max_rounds: int = MAX_ROUNDS, progress: Callable[[int, int], Any] | None = None
+    ) -> None:
+        """Nobody is left to allow the pods still waiting on Permit: they time out.
+
+        The clock moves to the first deadline and the pods due time out. What
+        they held is free again (an assumed pod forgotten: a pod Delete), so the
+        pods it may help are tried again, as upstream retries them after the
+        timeout; those may wait in turn. After ``max_rounds`` such steps every
+        pod still waiting times out.
+        """
+        for i in range(max_rounds + 1):
+            if not self.waiting:
+                return
+            deadlines = [
+                d
+                for _, a in self.waiting
+                if a.waiting is not None and (d := a.waiting.next_deadline()) is not None
+            ]
+            last = i == max_rounds or not deadlines
+            # the first deadline, or at the end every one
+            self.ctx.clock = max(self.ctx.clock, (max if last else min)(deadlines, default=0.0))
+            self._settle_waiting()
+            self.ctx.finish_deletions()
+            if last:
+                return
+            retry = [st for st in self.states.values() if self._worth_another_round(st)]
+            if retry:
+                self.schedule_in_rounds(max_rounds, progress, retry)
 
     def result(self, elapsed: float) -> SimulationResult:
-        """Results in queue order (the order of first attempts, then pods never queued)."""
+        """Results in the queue's order at the end (a group's last failure counts), then pods never queued."""
         for key, st in self.states.items():
             self.results[key] = pod_result(
                 st.qpi.pod, st.attempt, st.victims, st.fwk, st.attempts, self.recorder, self.explain
@@ -676,141 +705,17 @@ class _Run:
 
     def _gang_views(self) -> list[dict[str, Any]]:
         """Each pod group with pending members, explained as a job (``gang``/``gangs``)."""
-        return self._native_gang_views() + self._coscheduling_gang_views()
-
-    def _coscheduling_gang_views(self) -> list[dict[str, Any]]:
-        """scheduler-plugins' PodGroups (label ``scheduling.x-k8s.io/pod-group``)."""
-        out: list[dict[str, Any]] = []
-        by_group: dict[str, list[Pod]] = {}
-        plugins: dict[str, Any] = {}
-        for p in self.pending:
-            fwk = self.frameworks.get(p.scheduler_name)
-            pl = fwk.plugins.get("Coscheduling") if fwk is not None else None
-            full = cosched.group_full_name(p) if pl is not None else ""
-            if full and p.key in self.results:
-                by_group.setdefault(full, []).append(p)
-                plugins[full] = pl
-        all_pods: Counter[str] = Counter()
-        on_nodes: Counter[str] = Counter()
-        if by_group:
-            for q in self.ctx.cluster.pods:
-                full = cosched.group_full_name(q)
-                if full:
-                    all_pods[full] += 1
-                    if q.node_name:
-                        on_nodes[full] += 1
-        for full, pods in by_group.items():
-            pl = plugins[full]
-            pg = pl.groups().get(full)
-            view = GangView(
-                full,
-                cosched.API_VERSION,
-                pg.min_member if pg is not None else None,
-                [p.key for p in pods],
+        pending = [p for p in self.pending if p.key in self.results]
+        attempts = {k: st.attempt for k, st in self.states.items()}
+        views: list[dict[str, Any]] = []
+        if self.group_sched is not None:
+            views = native_gang_views(
+                pending, self.results, self.ctx, self.gang_outcomes, self.snapshot
             )
-            results = [self.results[p.key] for p in pods]
-            view.scheduled = sum(1 for r in results if r.status == PodStatus.SCHEDULED)
-            atts = [self.states[p.key].attempt if p.key in self.states else None for p in pods]
-            released = sum(1 for a in atts if a is not None and a.forgotten)
-            view.placed = view.scheduled + released
-            running = on_nodes[full] - view.scheduled
-            siblings = all_pods[full]
-            if pg is None:
-                view.status = "PodGroupMissing"
-            elif siblings < pg.min_member:
-                view.status = "QuorumNotReached"
-                view.quorum_missing = pg.min_member - siblings
-            elif view.scheduled and view.scheduled + running >= pg.min_member:
-                view.status = "Scheduled"
-            else:
-                view.status = "Unschedulable"
-            view.reasons = count_reasons(
-                (a.fit_error, a.message)
-                for a in atts
-                if a is not None and not a.forgotten and a.status == AttemptStatus.UNSCHEDULABLE
-            )
-            view.domain_key, view.domains = describe_domains(
-                (r.node for r in results if r.node), self.snapshot, None
-            )
-            view.released = count_reasons(
-                (a.fit_error, a.message) for a in atts if a is not None and a.forgotten
-            )
-            d = view.to_dict()
-            for p in pods:
-                self.results[p.key].gang = d
-            out.append(d)
-        return out
-
-    def _native_gang_views(self) -> list[dict[str, Any]]:
-        if self.group_sched is None:
-            return []
-        by_group: dict[str, list[Pod]] = {}
-        for p in self.pending:
-            k = PodGroupStates.key_of(p)
-            if k is not None and p.key in self.results:
-                by_group.setdefault(k, []).append(p)
-        out: list[dict[str, Any]] = []
-        for k, pods in by_group.items():
-            pg = self.ctx.native_pod_groups.get(k)
-            view = GangView(
-                k,
-                NATIVE_API_VERSION,
-                pg.min_count if pg is not None else None,
-                [p.key for p in pods],
-            )
-            gs = self.ctx.pod_groups.get(k)
-            found = self.gang_outcomes.get(k)
-            view.scheduled = sum(
-                1 for p in pods if self.results[p.key].status == PodStatus.SCHEDULED
-            )
-            if found is not None:
-                outcome, _ = found
-                fitting = [m for m in outcome.members if m.assumed]
-                view.placed = len(fitting)
-                if outcome.success:
-                    view.status = "Scheduled"
-                elif outcome.waiting_on_preemption:
-                    view.status = "WaitingForPreemption"
-                elif outcome.status is not None and outcome.status.code == Code.ERROR:
-                    view.status = "Error"
-                else:
-                    view.status = "Unschedulable"
-                view.message = outcome.status.message() if outcome.status is not None else ""
-                view.reasons = count_reasons(
-                    (m.attempt.fit_error, m.attempt.message)
-                    for m in outcome.members
-                    if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
-                )
-                view.domain_key, view.domains = describe_domains(
-                    (m.host for m in fitting if m.host),
-                    self.snapshot,
-                    pg.topology_key if pg is not None else None,
-                )
-                view.placements = outcome.placements
-                view.placement = outcome.placement
-                for entry in view.placements:
-                    placed_here = outcome.placement_members.get(str(entry["name"]), [])
-                    entry["reasons"] = count_reasons(
-                        (m.attempt.fit_error, m.attempt.message)
-                        for m in placed_here
-                        if not m.assumed and m.attempt.status == AttemptStatus.UNSCHEDULABLE
-                    )
-                if view.status == "Unschedulable" and len(view.placements) > 1:
-                    # no domain holds the gang: explain it by the domain that came closest
-                    best = max(view.placements, key=lambda e: int(e["placed"]))  # type: ignore[call-overload]
-                    view.placed = int(best["placed"])  # type: ignore[call-overload]
-                    view.reasons = dict(best["reasons"])  # type: ignore[call-overload]
-                    view.domains = {str(best["name"]): view.placed} if view.placed else {}
-            elif pg is None:
-                view.status = "PodGroupMissing"
-            elif pg.min_count is not None and gs is not None and gs.all_pods_count() < pg.min_count:
-                view.status = "QuorumNotReached"
-                view.quorum_missing = pg.min_count - gs.all_pods_count()
-            d = view.to_dict()
-            for p in pods:
-                self.results[p.key].gang = d
-            out.append(d)
-        return out
+        views += coscheduling_gang_views(
+            pending, self.frameworks, self.results, attempts, self.ctx.cluster.pods, self.snapshot
+        )
+        return views
 
     def _summary(self, ordered: list[PodResult], elapsed: float) -> dict[str, Any]:
         counts = {str(s): 0 for s in PodStatus}

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
+from scheduler_engine.config import FEATURE_GATES
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 MAX_SEED = 2**62
@@ -27,6 +28,18 @@ class StrictSlugField(serializers.SlugField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+_GATES_SCHEMA = {
+    "type": "object",
+    "properties": {name: {"type": "boolean", "default": on} for name, on in FEATURE_GATES.items()},
+    "additionalProperties": False,
+}
+
+
+@extend_schema_field({**_GATES_SCHEMA, "nullable": True})
+class FeatureGatesField(serializers.JSONField):
+    """kube-scheduler's feature gates: an object of gate → true/false (or the flag's text)."""
 
 
 class ClusterSerializer(serializers.ModelSerializer):
@@ -449,6 +462,21 @@ class DryRunCreateSerializer(serializers.Serializer):
         ),
     )
 
+    feature_gates = FeatureGatesField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=(
+            "kube-scheduler's feature gates for this run, over the deployment's "
+            "(SCHEDLAB_FEATURE_GATES): gate name to true or false, or the --feature-gates text "
+            '"GenericWorkload=true,GangScheduling=true". The alpha gates GenericWorkload, '
+            "GangScheduling, TopologyAwareWorkloadScheduling and WorkloadAwarePreemption turn "
+            "on the native workload API's pod-group cycle (docs/gangs.md). An unknown gate, a "
+            "value other than true or false, or a gate without the one it needs is a 400 naming "
+            "feature_gates. The run records every gate's value."
+        ),
+    )
+
     moves = serializers.JSONField(
         required=False,
         allow_null=True,
@@ -463,6 +491,11 @@ class DryRunCreateSerializer(serializers.Serializer):
 
 
 class DryRunSerializer(serializers.ModelSerializer):
+    feature_gates = FeatureGatesField(
+        read_only=True,
+        help_text="every gate's value the run used; null: the deployment's when it ran",
+    )
+
     class Meta:
         model = DryRun
         fields = [
@@ -481,6 +514,7 @@ class DryRunSerializer(serializers.ModelSerializer):
             "scheduler_lag",
             "cascade_depth",
             "moves",
+            "feature_gates",
             "status",
             "cancel_requested",
             "progress",

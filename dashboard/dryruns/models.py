@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from dashboard.cluster.models import Cluster
+from dashboard.stamps import Requested, Worked
 
 
 class Profile(models.Model):
@@ -54,7 +55,7 @@ class ProfileVersion(models.Model):
         return f"{self.profile.name} v{self.number}"
 
 
-class DryRun(models.Model):
+class DryRun(Requested, Worked):
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
         RUNNING = "running", "running"
@@ -92,6 +93,9 @@ class DryRun(models.Model):
     cascade_depth = models.PositiveSmallIntegerField(default=0)
     # running pods moved before scheduling: [{"pod": "ns/name", "from": node, "to": node}]
     moves = models.JSONField(default=list, blank=True)
+    # kube-scheduler's feature gates the run used, every gate's value; null: the
+    # deployment's (SCHEDLAB_FEATURE_GATES) when the run is worked out
+    feature_gates = models.JSONField(null=True, blank=True)
 
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
@@ -103,14 +107,6 @@ class DryRun(models.Model):
     pods_placed = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
-
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     load_seconds = models.FloatField(null=True, blank=True)
     engine_seconds = models.FloatField(null=True, blank=True)

@@ -1,10 +1,10 @@
-"""Build every cluster's warm explanation state as soon as a server process starts.
+"""Build every cluster's warm explanation state as soon as a web server process starts.
 
-A web (ASGI) process and each Celery worker process build it in a daemon
-thread right after start-up: start-up never waits, failures are logged (the
-first request then builds it), and a request that arrives during the build
-waits for it on the cluster's lock: one build, never two. On when
-``SCHEDLAB_EXPLAIN_PREWARM`` is; which processes start it and why:
+A web (ASGI) process builds it in a daemon thread right after start-up:
+start-up never waits, failures are logged (the first request then builds it),
+and a request that arrives during the build waits for it on the cluster's
+lock: one build, never two. Celery workers do not: no task reads the warm
+state. On when ``SCHEDLAB_EXPLAIN_PREWARM`` is; which processes and why:
 ``docs/explanations.md``.
 """
 
@@ -15,7 +15,6 @@ import os
 import sys
 import threading
 import time
-from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -114,28 +113,7 @@ def _import_plugins() -> None:
     default_config()
 
 
-# -- hooks -------------------------------------------------------------------
-
-
-def _on_worker_process_init(**_: Any) -> None:
-    start("celery worker process")
-
-
-def _on_worker_ready(sender: Any = None, **_: Any) -> None:
-    # prefork: tasks run in the pool's children, which prewarm on worker_process_init
-    from celery.concurrency.prefork import TaskPool as PreforkPool
-
-    pool_cls = getattr(getattr(sender, "controller", None), "pool_cls", None)
-    if isinstance(pool_cls, type) and issubclass(pool_cls, PreforkPool):
-        return
-    start("celery worker")
-
-
 def install() -> None:
-    """Hook Celery's worker signals; start the thread now in a web server process."""
-    from celery.signals import worker_process_init, worker_ready
-
-    worker_process_init.connect(_on_worker_process_init, weak=False, dispatch_uid="prewarm-init")
-    worker_ready.connect(_on_worker_ready, weak=False, dispatch_uid="prewarm-ready")
+    """Start the thread now if this process is a web server (workers never explain)."""
     if enabled() and is_web_process():
         start("web server")

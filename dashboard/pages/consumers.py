@@ -37,13 +37,8 @@ def _cluster_id(name: str) -> int | None:
 
 
 @database_sync_to_async
-def _dry_run_exists(pk: int) -> bool:
-    return DryRun.objects.filter(pk=pk).exists()
-
-
-@database_sync_to_async
-def _study_exists(pk: int) -> bool:
-    return Study.objects.filter(pk=pk).exists()
+def _exists(model: type[DryRun | Study], pk: int) -> bool:
+    return model.objects.filter(pk=pk).exists()
 
 
 @database_sync_to_async
@@ -74,6 +69,10 @@ class _GroupConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def relay(self, event: dict[str, Any]) -> None:
+        """Send a group message on to the client as it is."""
+        await self.send_json(event)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         # Read-only stream; "ping" lets a client check the socket is alive.
@@ -107,46 +106,48 @@ class ClusterConsumer(_GroupConsumer):
             {"type": "hello", "cluster": name, "kinds": kinds, "serverTime": time.time()}
         )
 
-    async def mirror_delta(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
-
-    async def mirror_health(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    mirror_delta = _GroupConsumer.relay
+    mirror_health = _GroupConsumer.relay
 
 
-class DryRunConsumer(_GroupConsumer):
+class _ProgressConsumer(_GroupConsumer):
+    """Progress of one object whose worker broadcasts to its group: 4404 if it is unknown."""
+
+    model: type[DryRun | Study]
+    hello_key: str
+
+    @staticmethod
+    def group(pk: int) -> str:
+        raise NotImplementedError
+
+    async def connect(self) -> None:
+        self.groups_joined = []
+        if await _refuse_anonymous(self):
+            return
+        pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        if not await _exists(self.model, pk):
+            await self.close(code=NOT_FOUND)
+            return
+        await self.join([self.group(pk)])
+        await self.accept()
+        await self.send_json({"type": "hello", self.hello_key: pk, "serverTime": time.time()})
+
+
+class DryRunConsumer(_ProgressConsumer):
     """Progress of one dry-run (``dryrun.progress`` messages from the worker)."""
 
-    async def connect(self) -> None:
-        self.groups_joined = []
-        if await _refuse_anonymous(self):
-            return
-        pk = int(self.scope["url_route"]["kwargs"]["pk"])
-        if not await _dry_run_exists(pk):
-            await self.close(code=NOT_FOUND)
-            return
-        await self.join([dry_run_group(pk)])
-        await self.accept()
-        await self.send_json({"type": "hello", "dryRun": pk, "serverTime": time.time()})
+    model = DryRun
+    hello_key = "dryRun"
+    group = staticmethod(dry_run_group)
 
-    async def dryrun_progress(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    dryrun_progress = _GroupConsumer.relay
 
 
-class StudyConsumer(_GroupConsumer):
+class StudyConsumer(_ProgressConsumer):
     """Progress of one study (``study.progress`` messages: the study's counts and one run's)."""
 
-    async def connect(self) -> None:
-        self.groups_joined = []
-        if await _refuse_anonymous(self):
-            return
-        pk = int(self.scope["url_route"]["kwargs"]["pk"])
-        if not await _study_exists(pk):
-            await self.close(code=NOT_FOUND)
-            return
-        await self.join([study_group(pk)])
-        await self.accept()
-        await self.send_json({"type": "hello", "study": pk, "serverTime": time.time()})
+    model = Study
+    hello_key = "study"
+    group = staticmethod(study_group)
 
-    async def study_progress(self, event: dict[str, Any]) -> None:
-        await self.send_json(event)
+    study_progress = _GroupConsumer.relay

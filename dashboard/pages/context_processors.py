@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from dashboard.cluster.selectors import cluster_names
-from dashboard.pages.views.forms import cascade_max_depth
+from dashboard.pages.views.forms import cascade_max_depth, deployment_gates
 from dashboard.roles import ADMIN, OPERATOR, has_role, role_name
 
 __all__ = ["navigation"]
@@ -25,4 +25,5 @@ def navigation(request: HttpRequest) -> dict[str, Any]:
         # A callable: evaluated only by templates that show the switcher.
         "all_cluster_names": cluster_names,
         "cascade_max_depth": cascade_max_depth,
+        "deployment_gates": deployment_gates,
     }

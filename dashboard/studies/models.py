@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
+
+from dashboard.stamps import Requested, Worked
 
 
 class Status(models.TextChoices):
@@ -17,7 +18,7 @@ class Status(models.TextChoices):
 FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
 
-class Study(models.Model):
+class Study(Requested):
     """``spec`` keeps what was asked: configurations (label, policy, document), seeds,
     percentages, mode and inflate factor; the runs are its cross product."""
 
@@ -27,10 +28,6 @@ class Study(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     runs_total = models.PositiveIntegerField(default=0)
     runs_done = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -64,7 +61,7 @@ class StudyTrace(models.Model):
         return self.name
 
 
-class StudyRun(models.Model):
+class StudyRun(Worked):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="runs")
     index = models.PositiveIntegerField()
     trace = models.ForeignKey(StudyTrace, on_delete=models.CASCADE, related_name="runs")
@@ -78,9 +75,6 @@ class StudyRun(models.Model):
     summary = models.JSONField(null=True, blank=True)
     curve = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["study_id", "index"]

@@ -83,8 +83,21 @@ def plotly_package_data() -> Path:
 
 
 def database_from_env(default_url: str) -> dict:
-    """``DATABASE_URL`` (dj-database-url syntax) or the environment's default."""
+    """``DATABASE_URL`` (dj-database-url syntax) or the environment's default; on PostgreSQL,
+    ``DATABASE_POOL_SIZE`` > 0 gives the process a connection pool of at most that many."""
     config = dj_database_url.parse(env_str("DATABASE_URL", default_url), conn_max_age=60)
+    size = env_int("DATABASE_POOL_SIZE", 0)
+    if size > 0 and config["ENGINE"] == "django.db.backends.postgresql":
+        # Under ASGI every request runs in a thread of its own, and a persistent
+        # connection is per thread: a web process kept one per request it had
+        # served until PostgreSQL refused more. A pool bounds them (docs/deployment.md).
+        config["CONN_MAX_AGE"] = 0  # Django's pool and persistent connections exclude each other
+        config["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection before lending it
+        config.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": size,
+            "timeout": 30.0,  # a request waits this long for a free connection
+        }
     return config
 
 

@@ -7,8 +7,12 @@ variable to fix instead of failing later with a confusing type error.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = ["ImproperEnv", "env_bool", "env_float", "env_int", "env_list", "env_str"]
+
+N = TypeVar("N", int, float)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -35,23 +39,21 @@ def env_bool(name: str, default: bool = False) -> bool:
 
 
 def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ImproperEnv(f"{name}={raw!r}: expected an integer") from None
+    return _env_number(name, default, int, "an integer")
 
 
 def env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
+
+
+def _env_number(name: str, default: N, parse: Callable[[str], N], expected: str) -> N:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return float(raw)
+        return parse(raw)
     except ValueError:
-        raise ImproperEnv(f"{name}={raw!r}: expected a number") from None
+        raise ImproperEnv(f"{name}={raw!r}: expected {expected}") from None
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:

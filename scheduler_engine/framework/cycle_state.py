@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CycleState", "StateData"]
+from .status import Code, Status
+
+__all__ = ["CycleState", "StateData", "missing_state"]
+
+
+def missing_state(key: str, verb: str = "error reading", plugin: str = "") -> Status:
+    """The Error a plugin returns when what its PreFilter or PreScore stored is missing.
+
+    ``verb`` words it as the plugin's upstream counterpart does ("error
+    reading", "failed to read", "reading").
+    """
+    return Status(Code.ERROR, f'{verb} "{key}" from cycleState: not found', plugin=plugin)
 
 
 class StateData:

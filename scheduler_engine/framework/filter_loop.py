@@ -14,6 +14,7 @@ import numpy as np
 
 from .cycle_state import CycleState
 from .node_info import NodeInfo
+from .node_memo import FEASIBLE_ROWS, NodeMemo, pod_spec_signature
 from .outcomes import filter_status, plugin_error
 from .status import Code, Status
 
@@ -59,6 +60,24 @@ class FilterLoop:
     recorder: Any
     handle: Any
     exact_diagnosis: bool
+    # vectorised Filter plugins with node-local verdicts → per-node verdict (see node_memo)
+    _memo_filters: dict[str, Callable[..., Any]]
+
+    def _node_memo(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[NodeMemo, np.ndarray, str] | None:
+        """The snapshot's node memo, the rows of ``nodes`` in it and the pod's spec; None: not usable."""
+        try:
+            snap = self.handle.snapshot()
+        except Exception:  # a handle without a snapshot (unit tests)
+            return None
+        if not hasattr(snap, "change_log"):
+            return None
+        memo = NodeMemo.of(snap, self)
+        rows = memo.rows(nodes, state)
+        if rows is None:
+            return None
+        return memo, rows, pod_spec_signature(pod)
 
     def active_filters(self, state: CycleState) -> list[_Filter]:
         raise NotImplementedError
@@ -171,11 +190,18 @@ class FilterLoop:
     ) -> FilterPass:
         n = len(nodes)
         mask: np.ndarray | None = None
+        memo = self._node_memo(state, pod, nodes) if self._memo_filters else None
         for name, fb in vectorised:
-            try:
-                m = fb(state, pod, nodes)
-            except Exception as exc:
-                return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
+            m = None
+            if memo is not None and name in self._memo_filters:
+                key = ("filter", name, memo[2])
+                one = self._memo_filters[name]
+                m = memo[0].values(key, memo[1], state, pod, one, fb, np.bool_)
+            if m is None:
+                try:
+                    m = fb(state, pod, nodes)
+                except Exception as exc:
+                    return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
             mask = m if mask is None else (mask & m)
         idx = np.flatnonzero(mask)
         if start:
@@ -184,8 +210,11 @@ class FilterLoop:
         rest = [f for f in active if f[2] is None]
         if not rest and not self.handle.has_nominated_pods():
             # every filter decided at once: the first to_find survivors
-            chosen = idx[:to_find].tolist()
+            rows = idx[:to_find]
+            chosen = rows.tolist()
             feasible = [nodes[j] for j in chosen]
+            # the score memo reads the rows back instead of looking each node up again
+            state.write(FEASIBLE_ROWS, (feasible, nodes, rows))
             if len(chosen) >= to_find:
                 return FilterPass(feasible, ((chosen[-1] - start) % n) + 1)
             return FilterPass(feasible, n)

@@ -20,7 +20,7 @@ arrays and must agree with them exactly.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,20 +32,104 @@ if TYPE_CHECKING:  # pragma: no cover
     from .node_info import NodeInfo
     from .snapshot import Snapshot
 
-__all__ = ["EXTENSION_KEY", "NodeTable"]
+__all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table", "table_for_nodes"]
 
 EXTENSION_KEY = "NodeTable"
 STEADY_EXTENSIONS.add(EXTENSION_KEY)
 
 _FIXED = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _INDEX = operator.attrgetter("index")
+_NODE = operator.attrgetter("node")
+
+
+def snapshot_table(snapshot: Snapshot, key: str, build: Callable[[Sequence[NodeInfo]], Any]) -> Any:
+    """The per-snapshot table under ``key``: built from the node list on first use
+    and subscribed (its ``refresh``) to the snapshot's changes."""
+    table = snapshot.extensions.get(key)
+    if table is None:
+        table = snapshot.extensions[key] = build(snapshot.node_info_list)
+        snapshot.listeners.append(table.refresh)
+    return table
+
+
+def table_for_nodes(
+    snapshot: Snapshot | None,
+    nodes: Sequence[NodeInfo],
+    key: str,
+    build: Callable[[Sequence[NodeInfo]], Any],
+) -> tuple[Any, np.ndarray]:
+    """The snapshot's table under ``key`` and the rows of ``nodes`` in it.
+
+    Nodes that are not the snapshot's own node infos (copies made for
+    preemption, or no snapshot at all) get a throw-away table of their own,
+    so the batch result is still right for exactly those objects. The table
+    keeps its :class:`RowsMemo` as ``row_memo``.
+    """
+    if snapshot is not None:
+        table = snapshot_table(snapshot, key, build)
+        idx = table.row_memo.rows(table.node_infos, nodes)
+        if idx is not None:
+            return table, idx
+    return build(nodes), np.arange(len(nodes), dtype=np.intp)
+
+
+def rows_in(
+    own: Sequence[NodeInfo], nodes: Sequence[NodeInfo], by_node: bool = False
+) -> np.ndarray | None:
+    """Rows of ``nodes`` in ``own`` (a snapshot's node infos), or None when one is not there.
+
+    A node is there when ``own`` holds it at its ``index``: the same NodeInfo,
+    or with ``by_node`` the same Node (a clone preemption made keeps node and
+    index).
+    """
+    k = len(nodes)
+    if nodes is own:
+        return np.arange(k, dtype=np.intp)
+    idx = np.fromiter(map(_INDEX, nodes), dtype=np.intp, count=k)
+    if k == 0:
+        return idx
+    if int(idx.min()) < 0 or int(idx.max()) >= len(own):
+        return None
+    mapped = map(own.__getitem__, idx.tolist())
+    if by_node:
+        ok = all(map(operator.is_, map(_NODE, mapped), map(_NODE, nodes)))
+    else:
+        ok = all(map(operator.is_, mapped, nodes))
+    return idx if ok else None
+
+
+class RowsMemo:
+    """:func:`rows_in` remembering its last answer: several plugins ask for the
+    same feasible list one after the other in a cycle (checked by identity and
+    ends, in case the list object was reused)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, np.ndarray, Any, Any] | None = None
+
+    def rows(
+        self, own: Sequence[NodeInfo], nodes: Sequence[NodeInfo], by_node: bool = False
+    ) -> np.ndarray | None:
+        k = len(nodes)
+        last = self._last
+        if (
+            last is not None
+            and last[0] is nodes
+            and len(last[1]) == k
+            and (k == 0 or (last[2] is nodes[0] and last[3] is nodes[-1]))
+        ):
+            return last[1]
+        idx = rows_in(own, nodes, by_node)
+        if idx is not None and k:
+            self._last = (nodes, idx, nodes[0], nodes[-1])
+        return idx
 
 
 class NodeTable:
     """Resource matrices ``[nodes x resources]`` (int64) kept in step with a snapshot."""
 
     __slots__ = (
-        "_last",
         "_zeros",
         "allocatable",
         "allowed_pods",
@@ -56,6 +140,7 @@ class NodeTable:
         "non_zero_memory",
         "pod_count",
         "requested",
+        "row_memo",
     )
 
     def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
@@ -113,62 +198,28 @@ class NodeTable:
         self.pod_count = np.array(count, dtype=np.int64)
         self.allowed_pods = np.array(allowed, dtype=np.int64)
         self._zeros = np.zeros(n, dtype=np.int64)
-        # (nodes list, its rows, first, last) of the last for_nodes lookup
-        self._last: tuple[Any, np.ndarray, Any, Any] | None = None
+        self.row_memo = RowsMemo()
 
     # -- construction and lookup ------------------------------------------------
     @classmethod
     def of(cls, snapshot: Snapshot) -> NodeTable:
         """The snapshot's table, built (and subscribed to changes) on first use."""
-        table = snapshot.extensions.get(EXTENSION_KEY)
-        if table is None:
-            table = cls(snapshot.node_info_list)
-            snapshot.extensions[EXTENSION_KEY] = table
-            snapshot.listeners.append(table.refresh)
+        table: NodeTable = snapshot_table(snapshot, EXTENSION_KEY, cls)
         return table
 
     @classmethod
     def for_nodes(
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
     ) -> tuple[NodeTable, np.ndarray | slice]:
-        """The table holding ``nodes`` and their row indices, in the order given.
-
-        The rows are ``slice(None)`` when ``nodes`` is the snapshot's whole node
-        list (indexing then returns views, not copies).
-
-        Nodes that are not the snapshot's own node infos (copies made for
-        preemption, or no snapshot at all) get a throw-away table of their own,
-        so the batch result is still right for exactly those objects.
-        """
-        if snapshot is not None:
+        """The table holding ``nodes`` and their row indices, in the order given
+        (:func:`table_for_nodes`); ``slice(None)`` when ``nodes`` is the
+        snapshot's whole node list (indexing then returns views, not copies)."""
+        if snapshot is not None and nodes is snapshot.node_info_list:
             table = cls.of(snapshot)
-            infos = table.node_infos
-            k = len(nodes)
-            if nodes is snapshot.node_info_list and k == len(infos):
+            if len(nodes) == len(table.node_infos):
                 return table, slice(None)
-            # Fit and BalancedAllocation score the same feasible list one after
-            # the other: remember the last one checked (with its ends, in case
-            # the list object was reused).
-            last = table._last
-            if (
-                last is not None
-                and last[0] is nodes
-                and len(last[1]) == k
-                and (k == 0 or (last[2] is nodes[0] and last[3] is nodes[-1]))
-            ):
-                return table, last[1]
-            idx = np.fromiter(map(_INDEX, nodes), dtype=np.intp, count=k)
-            n = len(infos)
-            if k == 0 or (
-                int(idx.min()) >= 0
-                and int(idx.max()) < n
-                and all(map(operator.is_, map(infos.__getitem__, idx.tolist()), nodes))
-            ):
-                if k:
-                    table._last = (nodes, idx, nodes[0], nodes[-1])
-                return table, idx
-        table = cls(nodes)
-        return table, np.arange(len(nodes), dtype=np.intp)
+        # Fit and BalancedAllocation score the same feasible list one after the other
+        return table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
 
     def __len__(self) -> int:
         return len(self.node_infos)

@@ -44,6 +44,7 @@ from .interfaces import (
     QueuedPodInfo,
 )
 from .node_info import NodeInfo
+from .node_memo import filter_verdict, score_value
 from .outcomes import (
     MAX_PERMIT_TIMEOUT,
     POINTS,
@@ -151,6 +152,17 @@ class Framework(FilterLoop):
         ]
         self._score_batch: dict[str, Callable[..., Any]] = {
             n: p.score_batch for n, p, _ in self.score_plugins if isinstance(p, BatchScorePlugin)
+        }
+        # vectorised plugins with node-local answers → their per-node answer (see node_memo)
+        self._memo_scores = {
+            n: score_value(self.plugins[n].score)
+            for n in self._score_batch
+            if getattr(self.plugins[n], "node_local_score", False)
+        }
+        self._memo_filters = {
+            n: filter_verdict(f)
+            for n, f, fb in self._filters
+            if fb is not None and getattr(self.plugins[n], "node_local_filter", False)
         }
         # score extensions' types → whether they offer normalize_score_batch
         self._batch_ext: dict[type, bool] = {}
@@ -483,12 +495,19 @@ class Framework(FilterLoop):
         res = ScoreResult(len(nodes))
         skip = state.skip_score_plugins
         explain = self.recorder is not None
+        memo = self._node_memo(state, pod, nodes) if batch and self._memo_scores else None
         for name, pl, weight in self.score_plugins:
             if name in skip:
                 continue
-            raw, s = self._score_raw(state, pod, nodes, name, pl, batch)
-            if s is not None:
-                return None, s
+            raw = None
+            if memo is not None and name in self._memo_scores:
+                key = ("score", name, memo[2])
+                one, many = self._memo_scores[name], self._score_batch[name]
+                raw = memo[0].values(key, memo[1], state, pod, one, many, np.int64)
+            if raw is None:
+                raw, s = self._score_raw(state, pod, nodes, name, pl, batch)
+                if s is not None:
+                    return None, s
             norm, s = self._score_normalized(state, pod, nodes, name, pl, raw, batch)
             if s is not None:
                 return None, s

@@ -21,6 +21,7 @@ __all__ = [
     "MEMORY",
     "PODS",
     "Resource",
+    "core_amounts",
     "is_extended_resource_name",
     "is_native_resource_name",
     "is_scalar_resource_name",
@@ -159,3 +160,12 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"Resource({self.as_dict()})"
+
+
+def core_amounts(req: Resource, used: Resource, alloc: Resource) -> list[tuple[str, int, int, int]]:
+    """(name, requested, used, allocatable) of cpu (millicores), memory and ephemeral-storage."""
+    return [
+        (CPU, req.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+        (MEMORY, req.memory, used.memory, alloc.memory),
+        (EPHEMERAL_STORAGE, req.ephemeral_storage, used.ephemeral_storage, alloc.ephemeral_storage),
+    ]

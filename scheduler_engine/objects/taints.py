@@ -64,13 +64,17 @@ def find_untolerated(
     return None
 
 
-def parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
+def _list(raw: Any, field: str) -> list[Any]:
     if raw is None:
-        return ()
+        return []
     if not isinstance(raw, list):
         raise FieldError(field, "must be a list")
+    return raw
+
+
+def parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
     out = []
-    for i, t in enumerate(raw):
+    for i, t in enumerate(_list(raw, field)):
         if not isinstance(t, Mapping):
             raise FieldError(f"{field}[{i}]", "must be an object")
         secs = t.get("tolerationSeconds")
@@ -87,12 +91,8 @@ def parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
 
 
 def parse_taints(raw: Any, field: str) -> tuple[Taint, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise FieldError(field, "must be a list")
     out = []
-    for i, t in enumerate(raw):
+    for i, t in enumerate(_list(raw, field)):
         if not isinstance(t, Mapping) or not t.get("key"):
             raise FieldError(f"{field}[{i}].key", "is required")
         effect = t.get("effect")

@@ -8,7 +8,7 @@ Pods join a ``PodGroup`` (``scheduling.x-k8s.io/v1alpha1``: ``minMember``,
 0, ``podGroupRejectPercentage`` 10).
 
 * QueueSort: priority, then the group's creation time (or its last failure),
-  then ``namespace/name``: a group's pods queue together.
+  then the pod's ``namespace/name``: a group's pods queue together.
 * PreFilter rejects a member while the group has fewer than ``minMember``
   pods, while gated members keep it below quorum, or while the cluster's free
   resources cannot hold ``minResources``.
@@ -284,6 +284,10 @@ class Coscheduling:
         # group → until when PreFilter refuses it (podGroupBackoffSeconds); minResources checked
         self.backed_off: dict[str, float] = {}
         self.permitted: dict[str, float] = {}
+        # group → member → node of the members holding a node now (past Permit), and the
+        # most that held nodes at once: how many of a gang fit, for its diagnosis
+        self.holding: dict[str, dict[str, str]] = {}
+        self.most_held: dict[str, dict[str, str]] = {}
         self._sibling_index: tuple[list[Pod], dict[tuple[str, str], list[Pod]]] | None = None
         # pod key → its group's full name and the group's creation time (None: no
         # PodGroup): the queue sort asks them at every comparison
@@ -456,6 +460,10 @@ class Coscheduling:
         self._load_assigned()
         assigned = self.assigned.setdefault(full, set())
         assigned.add(pod.name)
+        held = self.holding.setdefault(full, {})
+        held[pod.name] = node_name
+        if len(held) > len(self.most_held.get(full, ())):
+            self.most_held[full] = dict(held)
         if len(assigned) >= pg.min_member:
             self.last_failed.pop(full, None)
 
@@ -483,6 +491,7 @@ class Coscheduling:
         self.last_failed[full] = self._now()
 
     def _forget(self, full: str, name: str) -> None:
+        self.holding.get(full, {}).pop(name, None)
         s = self.assigned.get(full)
         if s is not None:
             s.discard(name)

@@ -23,7 +23,14 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..objects.podgroup import pod_group_name
-from ..preemption import Evaluator, PodClock, Victims, go_sort_slice, more_important_pod
+from ..preemption import (
+    Evaluator,
+    PdbBudgets,
+    PodClock,
+    Victims,
+    go_sort_slice,
+    more_important_pod,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster import PodDisruptionBudget
@@ -82,26 +89,14 @@ def filter_pods_with_pdb_violation(
 ) -> tuple[list[Pod], list[Pod]]:
     """Split ``pods`` (order kept) into those whose eviction would break a PDB and the rest.
 
-    Each matching PDB's budget is spent pod by pod in the given order; a pod
-    without labels matches no PDB, an empty selector matches nothing, and a
-    pod the PDB already lists in ``disruptedPods`` neither spends nor breaks it.
+    Every PDB a pod matches is spent, pod by pod in the given order
+    (:class:`~scheduler_engine.preemption.PdbBudgets`).
     """
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    budgets = PdbBudgets(pdbs)
     violating: list[Pod] = []
     non_violating: list[Pod] = []
     for pod in pods:
-        violated = False
-        if pod.labels:
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != pod.namespace:
-                    continue
-                if pdb.selector.empty or not pdb.selector.matches(pod.labels):
-                    continue
-                if pod.name in pdb.disrupted_pods:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
+        violated = budgets.spend(pod, stop_at_breach=False)
         (violating if violated else non_violating).append(pod)
     return violating, non_violating
 

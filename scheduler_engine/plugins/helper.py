@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ import numpy as np
 
 from ..framework.interfaces import NodeScore
 from ..framework.node_info import NodeInfo
+from ..framework.node_table import RowsMemo
 from ..framework.snapshot import STEADY_EXTENSIONS
 from ..framework.status import Status
 from ..gocompat import go_div
@@ -34,6 +34,7 @@ __all__ = [
     "default_normalize_score",
     "default_normalize_scores_array",
     "signatures_for",
+    "snapshot_of",
 ]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -93,8 +94,7 @@ class NodeSignatures:
 
     __slots__ = (
         "_image_scores",
-        "_last_nodes",
-        "_last_rows",
+        "_rows",
         "label_ids",
         "label_reps",
         "names",
@@ -138,8 +138,7 @@ class NodeSignatures:
         self.unschedulable = unsched
         self.names = [node.name for node in self.nodes]
         self._image_scores: dict[tuple[str, int], np.ndarray] = {}
-        self._last_nodes: Sequence[NodeInfo] | None = None
-        self._last_rows: np.ndarray | None = None
+        self._rows = RowsMemo()
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -148,30 +147,8 @@ class NodeSignatures:
         """Rows of ``nodes`` in this table; None when a node is not in it."""
         if nodes is self.source and len(nodes) == len(self.nodes):
             return np.arange(len(nodes), dtype=np.intp)
-        last = self._last_nodes
-        # several plugins ask for the same list in one cycle: answer once
-        if (
-            last is nodes
-            and self._last_rows is not None
-            and len(self._last_rows) == len(nodes)
-            and (not nodes or (last[0] is nodes[0] and last[-1] is nodes[-1]))
-        ):
-            return self._last_rows
-        idx = [ni.index for ni in nodes]
-        if idx and min(idx) < 0:
-            return None
-        ref = self.nodes
-        try:
-            mapped = [ref[j] for j in idx]
-        except IndexError:
-            return None
-        # a clone keeps its node and index; anything else is not in this table
-        if not all(map(operator.is_, mapped, [ni.node for ni in nodes])):
-            return None
-        out = np.array(idx, dtype=np.intp)
-        self._last_nodes = nodes
-        self._last_rows = out
-        return out
+        # several plugins ask for the same list in one cycle; a clone keeps its node and index
+        return self._rows.rows(self.node_infos, nodes, by_node=True)
 
     def by_label_set(
         self, rows: np.ndarray, check: Callable[[Node], Any], dtype: Any
@@ -212,6 +189,16 @@ class NodeSignatures:
                     arr[i] = scaled(st, total)
             self._image_scores[key] = arr
         return arr
+
+
+def snapshot_of(handle: Handle | None) -> Snapshot | None:
+    """The handle's snapshot; None without a handle or one that has none (unit tests)."""
+    if handle is None:
+        return None
+    try:
+        return handle.snapshot()
+    except (AttributeError, NotImplementedError):
+        return None
 
 
 def signatures_for(

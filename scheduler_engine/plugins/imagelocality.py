@@ -73,6 +73,8 @@ def pod_images(pod: Pod) -> tuple[tuple[str, ...], int]:
 
 class ImageLocality:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_score = True
 
     __slots__ = ("handle",)
 

@@ -153,6 +153,8 @@ def _score_terms(terms: PreferredTerms, node: Node) -> int:
 
 class NodeAffinity:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
 
     __slots__ = (
         "_added_name_dependent",

@@ -113,9 +113,6 @@ class _PreFilterState(StateData):
     def __init__(self, reqs: frozenset[str]) -> None:
         self.reqs = reqs
 
-    def clone(self) -> _PreFilterState:
-        return self
-
 
 class NodeDeclaredFeatures:
     NAME = NAME

@@ -29,6 +29,8 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
 
     __slots__ = ("handle",)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..framework.cycle_state import CycleState, StateData
+from ..framework.cycle_state import CycleState, StateData, missing_state
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import HostPortInfo, NodeInfo
 from ..framework.status import Code, Status
@@ -58,11 +58,7 @@ class NodePorts:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, _PreFilterState):
-            return Status(
-                Code.ERROR,
-                f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
-                plugin=NAME,
-            )
+            return missing_state(PRE_FILTER_STATE_KEY, "reading", NAME)
         if not fits_ports(s.ports, node_info.used_ports):
             return Status(Code.UNSCHEDULABLE, ERR_REASON)
         return None

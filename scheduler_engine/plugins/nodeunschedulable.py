@@ -43,6 +43,8 @@ def tolerates_unschedulable(pod: Pod) -> bool:
 
 class NodeUnschedulable:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
 
     __slots__ = ("handle",)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.cycle_state import CycleState, StateData
+from ..framework.cycle_state import CycleState, StateData, missing_state
 from ..framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
@@ -85,6 +85,9 @@ class _PreScoreState(StateData):
 
 class TaintToleration:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
+    node_local_score = True
 
     __slots__ = ("handle",)
 
@@ -115,11 +118,7 @@ class TaintToleration:
     def _tolerations(self, state: CycleState) -> tuple[Toleration, ...] | Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, _PreScoreState):
-            return Status(
-                Code.ERROR,
-                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found',
-                plugin=NAME,
-            )
+            return missing_state(PRE_SCORE_STATE_KEY, "failed to read", NAME)
         return s.tolerations
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:

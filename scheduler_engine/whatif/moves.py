@@ -2,7 +2,7 @@
 
 A pod may move only when a controller would recreate it after an eviction:
 its controller ``ownerReference`` names a ReplicaSet, ReplicationController,
-StatefulSet or Job.  Bare pods, DaemonSet pods (recreated on the same node
+StatefulSet or Job (``objects.owners.MOVABLE_KINDS``).  Bare pods, DaemonSet pods (recreated on the same node
 only), static pods (owned by their Node) and pods owned by other kinds are
 never moved.  PodDisruptionBudgets are counted as upstream's preemption
 counts them (``filter_pods_with_pdb_violation``).
@@ -18,11 +18,11 @@ from ..cluster import ClusterState
 from ..config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
 from ..framework.registry import Registry, default_registry
 from ..objects import Node, Pod, parse_node, parse_pod
+from ..objects.owners import owner_of
 from ..plugins.defaultpreemption import filter_pods_with_pdb_violation
 from ..results import SimulationResult
 
 __all__ = [
-    "RECREATING_OWNERS",
     "Move",
     "Scheduling",
     "cordoned",
@@ -32,9 +32,6 @@ __all__ = [
     "recreated",
     "with_moves",
 ]
-
-# controller kinds that recreate an evicted pod elsewhere
-RECREATING_OWNERS = frozenset({"ReplicaSet", "ReplicationController", "StatefulSet", "Job"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,23 +81,12 @@ class Scheduling:
         return self.run(cluster, self.config, seed=self.seed, registry=self.registry)
 
 
-def controller_kind(pod: Pod) -> str:
-    """The kind of the pod's controller ``ownerReference`` ("" for none)."""
-    owners = (pod.raw.get("metadata") or {}).get("ownerReferences") or ()
-    for o in owners:
-        if isinstance(o, Mapping) and o.get("controller"):
-            return str(o.get("kind") or "")
-    return ""
-
-
 def is_movable(pod: Pod) -> bool:
-    """Running, not being deleted, and owned by a controller that recreates it."""
-    return (
-        bool(pod.node_name)
-        and not pod.terminating
-        and pod.phase not in ("Succeeded", "Failed")
-        and controller_kind(pod) in RECREATING_OWNERS
-    )
+    """Running, not being deleted, and owned by a controller that recreates it elsewhere."""
+    if not pod.node_name or pod.terminating or pod.phase in ("Succeeded", "Failed"):
+        return False
+    owner = owner_of(pod)
+    return owner is not None and owner.moves
 
 
 def gpus_of(pod: Pod) -> int:

@@ -81,10 +81,10 @@ class Probe:
             result, status, plugins = self.fwk.run_pre_filter_plugins(state, pod)
         allowed = result.node_names if result is not None else None
         rejection = None
-        if status is not None and status.code != Code.SUCCESS and allowed is None:
-            rejection = _failure(status, status.plugin or "PreFilter")
-        elif status is not None and status.code != Code.SUCCESS and not allowed:
-            rejection = _failure(status, status.plugin or ", ".join(sorted(plugins)))
+        if status is not None and status.code != Code.SUCCESS:
+            # the scheduler stops at a PreFilter that fails, whatever others narrowed to
+            default = "PreFilter" if allowed is None else ", ".join(sorted(plugins))
+            rejection = _failure(status, status.plugin or default)
         return Prepared(pod, state, allowed, tuple(sorted(plugins)), rejection)
 
     def failures(self, prep: Prepared, node_info: NodeInfo) -> list[Failure]:
@@ -152,27 +152,28 @@ class Probe:
             return False
         if prep.allowed is not None and node_info.name not in prep.allowed:
             return False
-        fwk = self.fwk
-        with _unrecorded(fwk):
-            s = fwk._filter_node_with_nominated_pods(
-                prep.state, prep.pod, node_info, fwk.active_filters(prep.state)
-            )
+        with _unrecorded(self.fwk):
+            s = self.fwk.run_filter_plugins_with_nominated_pods(prep.state, prep.pod, node_info)
         return s is None or s.code == Code.SUCCESS
 
     def without(
         self, prep: Prepared, node_info: NodeInfo, victims: Sequence[Pod]
     ) -> tuple[Prepared, NodeInfo]:
-        """The state and node as preemption sees them once ``victims`` are gone from the node."""
+        """The state and node as preemption sees them once ``victims`` are gone from the node.
+
+        A RemovePod extension that fails rejects the node (as it fails upstream's
+        victim selection there).
+        """
         state = prep.state.clone()
         ni = node_info.clone()
+        rejection = prep.rejection
         with _unrecorded(self.fwk):
             for v in victims:
                 ni.remove_pod(v)
-                self.fwk.run_pre_filter_extension_remove_pod(state, prep.pod, v, ni)
-        return (
-            Prepared(prep.pod, state, prep.allowed, prep.narrowed_by, prep.rejection),
-            ni,
-        )
+                s = self.fwk.run_pre_filter_extension_remove_pod(state, prep.pod, v, ni)
+                if rejection is None and s is not None and s.code != Code.SUCCESS:
+                    rejection = _failure(s, s.plugin or "RemovePod")
+        return Prepared(prep.pod, state, prep.allowed, prep.narrowed_by, rejection), ni
 
 
 def _failure(s: Status, plugin: str) -> Failure:

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 
 from ..cluster import ClusterState
 from ..config import SchedulerConfig
-from ..framework.cycle_state import CycleState
 from ..framework.handle import FrameworkHandle, SimulationContext
 from ..framework.node_info import NodeInfo
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
-from ..framework.status import Code
 from ..objects import Pod
 from ..objects.podgroup import index_native_pod_groups
+from ..objects.resources import core_amounts
 from .moves import gpus_of, is_movable, pdb_violations, recreated
+from .probe import Prepared, Probe
 
 __all__ = ["MAX_POOL", "MoveSet", "RoomProbe", "fewest_pods", "move_sets", "node_demand"]
 
@@ -56,7 +56,7 @@ class RoomProbe:
                 cluster.of_kind("PodGroup"), source=cluster.source
             )
             ctx.pod_groups.add_pods(cluster.pods)
-        self.frameworks: dict[str, Framework] = {}
+        self.probes: dict[str, Probe] = {}
         for prof in config.profiles:
             handle = FrameworkHandle(ctx)
             fwk = Framework(prof, registry, handle)
@@ -66,34 +66,30 @@ class RoomProbe:
                 pl.load_pod_groups(cluster.source)
             # a node no filter passes needs no exact per-node reason here
             fwk.exact_diagnosis = False
-            self.frameworks[prof.scheduler_name] = fwk
+            self.probes[prof.scheduler_name] = Probe(fwk)
         # pod shape → up to two nodes it fits on as the cluster stands
         self._homes: dict[str, list[str]] = {}
 
-    def prepare(self, pod: Pod) -> tuple[Framework, CycleState, set[str] | None] | None:
-        """PreFilter for ``pod``: its framework, state and node subset; None if hopeless."""
-        fwk = self.frameworks.get(pod.scheduler_name)
-        if fwk is None:
+    def prepare(self, pod: Pod) -> tuple[Probe, Prepared] | None:
+        """PreFilter for ``pod``: its profile's probe and the outcome; None if hopeless."""
+        filters = self.probes.get(pod.scheduler_name)
+        if filters is None:
             return None
-        state = CycleState()
-        res, s, _ = fwk.run_pre_filter_plugins(state, pod)
-        if s is not None and s.code != Code.SUCCESS:
-            return None
-        names = set(res.node_names) if res is not None and res.node_names is not None else None
-        return fwk, state, names
+        prep = filters.prepare(pod)
+        return None if prep.rejection is not None else (filters, prep)
 
     def fitting_nodes(self, pod: Pod, to_find: int) -> list[str]:
         """Up to ``to_find`` nodes where ``pod`` passes the filters as the cluster stands."""
         prepared = self.prepare(pod)
         if prepared is None:
             return []
-        fwk, state, subset = prepared
+        filters, prep = prepared
         nodes = self.snapshot.node_info_list
-        if subset is not None:
-            nodes = [ni for ni in nodes if ni.name in subset]
+        if prep.allowed is not None:
+            nodes = [ni for ni in nodes if ni.name in prep.allowed]
         if not nodes:
             return []
-        found = fwk.find_nodes_that_pass_filters(state, pod, nodes, 0, to_find)
+        found = filters.fwk.find_nodes_that_pass_filters(prep.state, pod, nodes, 0, to_find)
         return [ni.name for ni in found.feasible[:to_find]]
 
     def has_home(self, pod: Pod) -> bool:
@@ -110,19 +106,9 @@ class RoomProbe:
         return any(h != pod.node_name for h in homes)
 
     @staticmethod
-    def fits_without(
-        fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo, gone: Sequence[Pod]
-    ) -> bool:
-        """Whether ``pod`` passes every filter on ``ni`` once ``gone`` have left it."""
-        node = ni.clone()
-        st = state.clone()
-        for p in gone:
-            node.remove_pod(p)
-            s = fwk.run_pre_filter_extension_remove_pod(st, pod, p, node)
-            if s is not None and s.code != Code.SUCCESS:
-                return False
-        s = fwk.run_filter_plugins_with_nominated_pods(st, pod, node)
-        return s is None or s.code == Code.SUCCESS
+    def fits_without(filters: Probe, prep: Prepared, ni: NodeInfo, gone: Sequence[Pod]) -> bool:
+        """Whether the pod passes every filter on ``ni`` once ``gone`` have left it."""
+        return filters.fits(*filters.without(prep, ni, gone))
 
 
 # -- the search on one node ---------------------------------------------------------------
@@ -132,18 +118,11 @@ def node_demand(pod: Pod, ni: NodeInfo) -> dict[str, int]:
     """What must be freed on the node, per resource, for the pod's requests to fit."""
     alloc, used, req = ni.allocatable, ni.requested, pod.requests
     out: dict[str, int] = {}
-    pairs = [
-        ("cpu", req.milli_cpu, alloc.milli_cpu, used.milli_cpu),
-        ("memory", req.memory, alloc.memory, used.memory),
-        (
-            "ephemeral-storage",
-            req.ephemeral_storage,
-            alloc.ephemeral_storage,
-            used.ephemeral_storage,
-        ),
+    amounts = core_amounts(req, used, alloc)
+    amounts += [
+        (k, v, used.scalar.get(k, 0), alloc.scalar.get(k, 0)) for k, v in req.scalar.items()
     ]
-    pairs += [(k, v, alloc.scalar.get(k, 0), used.scalar.get(k, 0)) for k, v in req.scalar.items()]
-    for name, want, have, taken in pairs:
+    for name, want, taken, have in amounts:
         if want and want > have - taken:
             out[name] = want - (have - taken)
     over = len(ni.pods) + 1 - alloc.allowed_pod_number
@@ -195,7 +174,7 @@ class MoveSet:
 
 def _sets_on_node(
     probe: RoomProbe,
-    prepared: tuple[Framework, CycleState, set[str] | None],
+    prepared: tuple[Probe, Prepared],
     pod: Pod,
     ni: NodeInfo,
     movable: list[Pod],
@@ -205,8 +184,8 @@ def _sets_on_node(
     per_node: int,
 ) -> list[MoveSet]:
     """The smallest sets of movable pods whose departure lets the pod pass the filters."""
-    fwk, state, _ = prepared
-    check_resources = "NodeResourcesFit" in fwk.plugins
+    filters, prep = prepared
+    check_resources = "NodeResourcesFit" in filters.fwk.plugins
     pool = movable
     if len(pool) > MAX_POOL:
         # the pods freeing most of what is missing, relative to the demand
@@ -221,7 +200,7 @@ def _sets_on_node(
         ]
         combos.sort(key=lambda c: (sum(map(gpus_of, c)), tuple(p.key for p in c)))
         for c in combos:
-            if probe.fits_without(fwk, state, pod, ni, c):
+            if probe.fits_without(filters, prep, ni, c):
                 out.append(MoveSet(ni.name, ni.index, c))
                 if len(out) >= per_node:
                     break
@@ -250,8 +229,9 @@ def move_sets(
     prepared = probe.prepare(pod)
     if prepared is None:
         return []
-    fwk, state, subset = prepared
-    check_resources = "NodeResourcesFit" in fwk.plugins
+    filters, prep = prepared
+    subset = prep.allowed
+    check_resources = "NodeResourcesFit" in filters.fwk.plugins
     exclude = {p.key for p in already} | stay
     heap: list[tuple[int, int]] = []
     info: dict[int, tuple[NodeInfo, list[Pod], dict[str, int]]] = {}
@@ -292,7 +272,7 @@ def move_sets(
             break
         ni, movable, demand = info[index]
         if index not in hopeful:
-            if not probe.fits_without(fwk, state, pod, ni, movable):
+            if not probe.fits_without(filters, prep, ni, movable):
                 continue
             hopeful.add(index)
         pool = [p for p in movable if can_move(p)]
@@ -303,7 +283,7 @@ def move_sets(
             heapq.heappush(heap, (new_low, index))
             continue
         # the pods that cannot move stay: check once with only the rest gone
-        if len(pool) < len(movable) and not probe.fits_without(fwk, state, pod, ni, pool):
+        if len(pool) < len(movable) and not probe.fits_without(filters, prep, ni, pool):
             continue
         enumerated += 1
         found += _sets_on_node(probe, prepared, pod, ni, pool, demand, low, max_moves, 2)

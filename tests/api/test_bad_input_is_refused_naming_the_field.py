@@ -103,6 +103,17 @@ def test_a_bad_workload_template_names_the_item(operator, demo_cluster):
     assert r.status_code == 400 and "workload[0].replicas" in r.json()
 
 
+def test_a_workload_item_that_is_not_an_object_is_named_by_its_index(operator, demo_cluster):
+    r = operator.post(
+        "/api/v1/dry-runs/",
+        {"cluster": demo_cluster.pk, "workload": [{"kind": "Pod"}, 7]},
+        format="json",
+    )
+    assert r.status_code == 400
+    assert r.json()["workload[1]"] == ["expected an object"]
+    assert not DryRun.objects.exists()
+
+
 @override_settings(SCHEDLAB_MAX_SNAPSHOT_BYTES=1000)
 def test_an_oversized_upload_is_refused(operator, demo_cluster):
     r = operator.post(

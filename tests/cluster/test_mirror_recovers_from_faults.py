@@ -18,6 +18,7 @@ from dashboard.cluster.models import Cluster, Node, Pod
 from tests.support import objects as b
 from tests.support.fixtures import ROOT
 from tests.support.mirror import wait_until, wait_watching
+from tests.support.pg import terminate_our_connections
 
 
 def _names(cluster):
@@ -117,16 +118,6 @@ def test_an_expired_continue_token_restarts_the_list(kube, live_cluster, start_m
 # -- the database and the mirror process fail, not the API server ----------
 
 
-def _terminate_our_connections() -> int:
-    """pg_terminate_backend every other connection to this test's own database."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
-
-
 def test_postgres_connections_terminated_during_a_sync(kube, live_cluster, start_mirror):
     names = {f"p{i:03d}" for i in range(120)}
     for name in sorted(names):
@@ -139,7 +130,7 @@ def test_postgres_connections_terminated_during_a_sync(kube, live_cluster, start
     while mirror.writer.batches < 20 and time.monotonic() < deadline:
         time.sleep(0.01)
     for _ in range(5):
-        terminated += _terminate_our_connections()
+        terminated += terminate_our_connections()
         time.sleep(0.05)
     assert terminated, "the mirror held no connection to cut"
     kube.apply(b.pod("after"))

@@ -13,6 +13,7 @@ from django.core.management import get_commands, load_command_class
 
 from schedlab.health import HEALTH_PATHS
 from schedlab.probe import main as probe_main
+from schedlab.serve import parse_args as serve_args
 
 from .kubernetes import BASE, render
 from .support import ROOT
@@ -33,6 +34,11 @@ def _check_command(command: list[str], where: str) -> None:
         with pytest.raises(SystemExit) as exc:  # --help: parses, prints, exits 0
             probe_main([*command[3:], "--help"])
         assert exc.value.code == 0, f"{where}: {command}"
+    elif command[:3] == ["python", "-m", "schedlab.serve"]:
+        # ${VAR} (compose) is filled in at run time
+        args, daphne_args = serve_args([re.sub(r"\$\{[^}]*\}", "2", a) for a in command[3:]])
+        assert args.processes >= 1, where
+        _check_command(["daphne", *daphne_args], where)
     elif command[0] == "celery":
         app = command[command.index("-A") + 1]
         assert importlib.import_module(app).celery_app.main == "schedlab", where

@@ -8,21 +8,11 @@ from __future__ import annotations
 
 import time
 
-from django.db import connection
-
 from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun, DryRunResultPage
 from dashboard.dryruns.tasks import run_dry_run_task
+from tests.support.pg import terminate_our_connections
 from tests.support.synthetic import fleet
-
-
-def _terminate_our_connections() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
 
 
 def test_dry_runs_finish_when_their_database_connections_are_cut(demo_cluster, worker):
@@ -43,7 +33,7 @@ def test_dry_runs_finish_when_their_database_connections_are_cut(demo_cluster, w
         if all(s in ("succeeded", "failed", "cancelled") for s in statuses):
             break
         if "running" in statuses and cut < 8:
-            cut += _terminate_our_connections() and 1
+            cut += terminate_our_connections() and 1
         time.sleep(0.1)
     assert cut, "no worker connection was ever cut"
     for run in runs:

@@ -14,7 +14,15 @@ from typing import Any
 
 from scheduler_engine.objects import Node, Pod, parse_node, parse_pod
 
-__all__ = ["GPU", "NodeBuilder", "PodBuilder", "cluster_objects", "make_node", "make_pod"]
+__all__ = [
+    "GPU",
+    "NodeBuilder",
+    "PodBuilder",
+    "cluster_objects",
+    "make_node",
+    "make_pdb",
+    "make_pod",
+]
 
 GPU = "nvidia.com/gpu"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -417,3 +425,16 @@ def make_node(name: str) -> NodeBuilder:
 def cluster_objects(*builders: Any) -> list[dict[str, Any]]:
     """Objects of builders (or dicts) in order: ``build_cluster(cluster_objects(...))``."""
     return [b.obj() if hasattr(b, "obj") else b for b in builders]
+
+
+def make_pdb(
+    name: str, labels: dict[str, str], allowed: int, namespace: str = "default"
+) -> dict[str, Any]:
+    """A policy/v1 PodDisruptionBudget selecting ``labels`` that allows ``allowed`` disruptions."""
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"selector": {"matchLabels": labels}},
+        "status": {"disruptionsAllowed": allowed},
+    }

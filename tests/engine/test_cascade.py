@@ -13,21 +13,11 @@ from scheduler_engine.cascade import owner_of
 from scheduler_engine.cluster import build_cluster
 from scheduler_engine.simulate import simulate
 
-from .builders import make_node, make_pod
+from .builders import make_node, make_pdb, make_pod
 
 
 def _nodes(*names: str) -> list[dict[str, Any]]:
     return [make_node(n).cap(cpu="4", memory="8Gi").labels(tier=n).obj() for n in names]
-
-
-def _pdb(name: str, labels: dict[str, str], allowed: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy/v1",
-        "kind": "PodDisruptionBudget",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"selector": {"matchLabels": labels}},
-        "status": {"disruptionsAllowed": allowed},
-    }
 
 
 def _chain() -> list[dict[str, Any]]:
@@ -163,7 +153,7 @@ def test_a_pdb_steers_preemption_to_a_bare_pod_and_the_cascade_stops() -> None:
             make_pod("train").priority(1000).req(cpu="4").obj(),
         ]
         if protected:
-            objs.append(_pdb("web", {"app": "web"}, 0))
+            objs.append(make_pdb("web", {"app": "web"}, 0))
         return objs
 
     free, _ = _cascade(objects(protected=False))
@@ -188,7 +178,7 @@ def test_a_pdb_that_must_be_violated_is_reported_at_its_depth() -> None:
         .owner("ReplicaSet", "web-5d8c7")
         .obj(),
         make_pod("train").priority(1000).req(cpu="4").obj(),
-        _pdb("web", {"app": "web"}, 0),
+        make_pdb("web", {"app": "web"}, 0),
     ]
     cascade, _ = _cascade(objs)
     (violation,) = cascade["levels"][0]["pdbViolations"]

@@ -1,4 +1,4 @@
-"""Web and worker processes build the warm explanation state at start-up, in the background."""
+"""Web processes build the warm explanation state at start-up, in the background; workers do not."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings as django_settings
 from django.db import connection
 
@@ -57,8 +57,8 @@ def _explain(cluster) -> dict:
     return r.json()
 
 
-def test_a_request_after_a_worker_starts_is_served_from_the_prewarmed_state(cluster, builds):
-    worker_process_init.send(sender="celery@test")  # what a Celery pool process sends
+def test_a_request_after_the_prewarm_is_served_from_the_prewarmed_state(cluster, builds):
+    assert prewarm.start("web server") is not None
     assert prewarm.wait(30)
     assert builds == ["prewarmed"]
     built = warm.warm_stats(cluster)
@@ -111,10 +111,20 @@ def test_a_failing_cluster_is_logged_and_the_others_still_warm(
     assert builds == ["second"]
 
 
+def test_a_celery_worker_does_not_prewarm(cluster, builds):
+    """No task reads the warm state: a worker keeps no copy of it (docs/explanations.md)."""
+    prewarm.install()  # as the explain app's ready() does, in a process that is no web server
+    worker_process_init.send(sender="celery@test")  # what a Celery pool process sends
+    worker_ready.send(sender=None)
+    assert prewarm._thread is None
+    assert builds == []
+    assert warm.warm_stats(cluster) is None
+
+
 def test_it_is_off_under_the_test_settings(transactional_db, monkeypatch):
     monkeypatch.setattr(prewarm, "_thread", None)
     assert prewarm.start("test") is None
-    worker_process_init.send(sender="celery@test")
+    prewarm.install()
     assert prewarm._thread is None
 
 

@@ -5,9 +5,7 @@ A package's conftest imports the fixtures it uses from here.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -20,6 +18,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+import benchmarks.common
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import import_snapshot
 
@@ -114,31 +113,14 @@ def start_worker(
     given; on ``queue`` (else this process's queue); ``env`` added to its environment."""
     db = connection.settings_dict
     full = {
-        **os.environ,
         "DJANGO_SETTINGS_MODULE": "schedlab.settings.test",
         "SCHEDLAB_TEST_ID": settings.TEST_ID,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         **(env or {}),
     }
-    args = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "schedlab",
-        "worker",
-        "--pool=solo",
-        "--loglevel=WARNING",
-        "--without-gossip",
-        "--without-mingle",
-        "--without-heartbeat",
-    ]
-    if name is not None:
-        args += ["-n", f"{name}@%h"]
     if queue is not None:
         full["SCHEDLAB_TEST_QUEUE"] = queue
-        args += ["-Q", queue]
-    return subprocess.Popen(args, env=full, cwd=ROOT)
+    return benchmarks.common.start_worker(queue, name, full, heartbeat=False)
 
 
 def stop_worker(proc: subprocess.Popen) -> None:

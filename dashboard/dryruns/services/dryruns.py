@@ -23,12 +23,13 @@ from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.cluster import MAX_REPORTED_ERRORS
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
+from scheduler_engine.features import parse_feature_gate_overrides, resolve_feature_gates
 from scheduler_engine.objects.validation import node_errors, pod_errors
 
 from .. import codec
 from ..models import DryRun, ProfileVersion
 from ..tasks import run_dry_run_task
-from .errors import BadInput, NotCancellable
+from .errors import BadInput, NotCancellable, mappings
 from .metrics import verdicts
 from .moves import check_moves
 from .profiles import default_engine_config, parse_config
@@ -75,10 +76,7 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
     cheap: list[dict[str, Any]] = []
     problems: list[tuple[str, str]] = []
     total = 0
-    for i, o in enumerate(objects):
-        where = f"{field}[{i}]"
-        if not isinstance(o, dict):
-            raise BadInput.one(where, "must be a Kubernetes object (a mapping)")
+    for i, where, o in mappings(objects, field, "must be a Kubernetes object (a mapping)"):
         kind = o.get("kind")
         if not isinstance(kind, str) or not kind:
             raise BadInput.one(f"{where}.kind", "is required")
@@ -137,12 +135,7 @@ def _check_workload(pods: list[dict[str, Any]]) -> None:
 MAX_SCHEDULER_LAG = 1_000_000
 
 
-def _check_scheduler_lag(
-    lag: Any,
-    config: SchedulerConfig | None,
-    version: ProfileVersion | None,
-    hardware_view: bool,
-) -> None:
+def _check_scheduler_lag(lag: Any, config: SchedulerConfig, hardware_view: bool) -> None:
     """A whole number of cycles, and a configuration with schedulers to collide."""
     if isinstance(lag, bool) or not isinstance(lag, int) or not 0 <= lag <= MAX_SCHEDULER_LAG:
         raise BadInput.one(
@@ -151,8 +144,6 @@ def _check_scheduler_lag(
         )
     if hardware_view:
         raise BadInput.one("scheduler_lag", "give either scheduler_lag or hardware_view")
-    if config is None:
-        config = parse_config(version.document) if version is not None else default_engine_config()
     if len(config.profiles) < 2:
         names = ", ".join(p.scheduler_name for p in config.profiles)
         raise BadInput.one(
@@ -160,6 +151,27 @@ def _check_scheduler_lag(
             "needs a configuration with two or more profiles (schedulerNames) to collide; "
             f"this one has {names}",
         )
+
+
+def run_feature_gates(given: Any) -> dict[str, bool]:
+    """Every gate's value for a run: the deployment's gates, then the ones it gives.
+
+    ``given`` is a mapping (gate → true/false) or ``--feature-gates`` text
+    (``GenericWorkload=true,GangScheduling=true``); None gives the deployment's.
+    """
+    try:
+        if isinstance(given, str):
+            given = parse_feature_gate_overrides(given, field="feature_gates")
+        elif given is not None and not isinstance(given, dict):
+            raise InputError(
+                'must be an object of gate names to true or false, or "Name=true,..." text',
+                field="feature_gates",
+            )
+        return resolve_feature_gates(
+            {**(conf.feature_gates() or {}), **(given or {})}, field="feature_gates"
+        )
+    except InputError as exc:
+        raise BadInput.one(exc.field or "feature_gates", exc.message) from None
 
 
 def create_dry_run(
@@ -176,6 +188,7 @@ def create_dry_run(
     scheduler_lag: int | None = None,
     cascade_depth: int = 0,
     moves: Any = None,
+    feature_gates: Any = None,
     user: AbstractBaseUser | None = None,
 ) -> DryRun:
     """Freeze the cluster state and the workload, validate everything, queue the run.
@@ -184,7 +197,10 @@ def create_dry_run(
     preemption's cascade (``summary.cascade``, docs/cascades.md).
     ``moves`` (``[{"pod": "ns/name", "from": node, "to": node}]``) are applied
     by the worker before scheduling: a defragmentation plan tried out.
+    ``feature_gates`` (see :func:`run_feature_gates`) are kube-scheduler's
+    gates the run uses; every gate's value is stored with it.
     """
+    gates = run_feature_gates(feature_gates)
     limit = min(conf.cascade_max_depth(), MAX_CASCADE_DEPTH)
     if (
         isinstance(cascade_depth, bool)
@@ -198,11 +214,15 @@ def create_dry_run(
         raise BadInput.one("inline_config", "give either profile_version or inline_config")
     config = None
     if inline_config:
-        config = parse_config(inline_config, prefix="inline_config")
+        config = parse_config(inline_config, prefix="inline_config", feature_gates=gates)
+    elif profile_version is not None:
+        config = parse_config(profile_version.document, feature_gates=gates)
+    else:
+        config = default_engine_config(gates)
     if scheduler_lag is not None:
         if cascade_depth:
             raise BadInput.one("scheduler_lag", "give either scheduler_lag or cascade_depth")
-        _check_scheduler_lag(scheduler_lag, config, profile_version, hardware_view)
+        _check_scheduler_lag(scheduler_lag, config, hardware_view)
     pods = expand_workload(workload)
     if pods:
         _check_workload([p for p in pods if p.get("kind") == "Pod"])
@@ -240,6 +260,7 @@ def create_dry_run(
             scheduler_lag=scheduler_lag,
             cascade_depth=cascade_depth,
             moves=checked_moves,
+            feature_gates=gates,
             created_by=user if user is not None and user.is_authenticated else None,
             result_page_size=conf.result_page_size(),
         )

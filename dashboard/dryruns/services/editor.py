@@ -296,6 +296,13 @@ def baseline_for(
             profile_version=active_version,
             inline_config="",
         )
+        .filter(
+            **(
+                {"feature_gates__isnull": True}
+                if run.feature_gates is None
+                else {"feature_gates": run.feature_gates}
+            )
+        )
         .exclude(pk=run.pk)
         .exclude(status__in=[DryRun.Status.FAILED, DryRun.Status.CANCELLED])
         .defer("snapshot")
@@ -312,5 +319,6 @@ def baseline_for(
         snapshot=objects,
         seed=run.seed,
         explain=run.explain,
+        feature_gates=run.feature_gates,
         user=user,
     )

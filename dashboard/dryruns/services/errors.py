@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from dashboard.cluster.kube import KubeApiError, KubeConfigError, KubeError, KubeUnreachable
@@ -12,6 +13,7 @@ __all__ = [
     "Cancelled",
     "ConfigMapWriteError",
     "NotCancellable",
+    "mappings",
 ]
 
 
@@ -37,6 +39,18 @@ class BadInput(ValueError):
                 f"{total} problems in all; the first {len(problems)} are listed"
             ]
         return cls(errors)
+
+
+def mappings(
+    items: list[Any], field: str, message: str
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """Each item of the list ``field``, its index and its path ``field[i]``; the first
+    that is not a mapping raises :class:`BadInput` with ``message``."""
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]"
+        if not isinstance(item, dict):
+            raise BadInput.one(where, message)
+        yield i, where, item
 
 
 class ApplyGuardError(BadInput):

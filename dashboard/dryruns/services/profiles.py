@@ -76,22 +76,30 @@ def validate_document(text: str, prefix: str = "document") -> list[ConfigProblem
     return [_problem(e, prefix) for e in validate_config(doc, **conf.engine_config_kwargs())]
 
 
-def parse_config(text: str, prefix: str = "document") -> SchedulerConfig:
-    """The engine's configuration, or :class:`BadInput` naming every bad field."""
+def parse_config(
+    text: str, prefix: str = "document", feature_gates: dict[str, bool] | None = None
+) -> SchedulerConfig:
+    """The engine's configuration, or :class:`BadInput` naming every bad field.
+
+    ``feature_gates`` (every gate's value) default to the deployment's.
+    """
     problems = validate_document(text, prefix)
     if problems:
         errors: dict[str, list[str]] = {}
         for p in problems:
             errors.setdefault(p.field, []).append(p.message)
         raise BadInput(errors)
-    return load_config(
-        _document(text), feature_gates=conf.feature_gates(), **conf.engine_config_kwargs()
-    )
+    gates = conf.feature_gates() if feature_gates is None else feature_gates
+    try:
+        return load_config(_document(text), feature_gates=gates, **conf.engine_config_kwargs())
+    except ConfigError as exc:
+        raise BadInput.one(_problem(exc, prefix).field, exc.message) from None
 
 
-def default_engine_config() -> SchedulerConfig:
-    """Upstream's default configuration, under the deployment's feature gates (if any)."""
-    return load_config(None, feature_gates=conf.feature_gates(), **conf.engine_config_kwargs())
+def default_engine_config(feature_gates: dict[str, bool] | None = None) -> SchedulerConfig:
+    """Upstream's default configuration, under ``feature_gates`` (default: the deployment's)."""
+    gates = conf.feature_gates() if feature_gates is None else feature_gates
+    return load_config(None, feature_gates=gates, **conf.engine_config_kwargs())
 
 
 def create_profile(

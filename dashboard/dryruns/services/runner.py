@@ -106,11 +106,12 @@ def _finish(run: DryRun, status: str, **fields: Any) -> None:
 
 
 def _config_for(run: DryRun) -> SchedulerConfig:
+    gates = run.feature_gates
     if run.profile_version_id is not None:
-        return parse_config(run.profile_version.document)
+        return parse_config(run.profile_version.document, feature_gates=gates)
     if run.inline_config:
-        return parse_config(run.inline_config, prefix="inline_config")
-    return default_engine_config()
+        return parse_config(run.inline_config, prefix="inline_config", feature_gates=gates)
+    return default_engine_config(gates)
 
 
 class _Progress:

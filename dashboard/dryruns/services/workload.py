@@ -14,9 +14,12 @@ from typing import Any
 
 from dashboard import conf
 from scheduler_engine.cluster import MAX_REPORTED_ERRORS
+from scheduler_engine.errors import InputError
+from scheduler_engine.objects.podgroup import is_native_pod_group, parse_native_pod_group
 from scheduler_engine.objects.validation import is_dns1123_subdomain, pod_errors
+from scheduler_engine.plugins.coscheduling import CoschedulingPodGroup, is_coscheduling_pod_group
 
-from .errors import BadInput
+from .errors import BadInput, mappings
 
 __all__ = ["TEMPLATE_KINDS", "expand_workload"]
 
@@ -43,6 +46,30 @@ def _template(item: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(tpl, dict) or not isinstance(tpl.get("spec"), dict):
         raise BadInput.one(f"{where}.podTemplate", "a pod template with a spec is required")
     return tpl
+
+
+def _is_group_object(item: dict[str, Any]) -> bool:
+    """A PodGroup object of either API, given whole (not a ``PodGroup`` template item)."""
+    return is_native_pod_group(item) or is_coscheduling_pod_group(item)
+
+
+def _group_object(item: dict[str, Any], where: str) -> dict[str, Any]:
+    """The PodGroup as given (namespace ``default`` when unset), parsed as the engine parses it."""
+    obj = copy.deepcopy(item)
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
+        raise BadInput.one(f"{where}.metadata.name", "is required")
+    for msg in is_dns1123_subdomain(meta["name"]):
+        raise BadInput.one(f"{where}.metadata.name", f'Invalid value: "{meta["name"]}": {msg}')
+    meta.setdefault("namespace", "default")
+    try:
+        if is_native_pod_group(obj):
+            parse_native_pod_group(obj)
+        else:
+            CoschedulingPodGroup(obj)
+    except InputError as exc:
+        raise BadInput.one(f"{where}.{exc.field}" if exc.field else where, exc.message) from None
+    return obj
 
 
 def _check_pod(pod: dict[str, Any], where: str) -> None:
@@ -146,13 +173,12 @@ def _coscheduling_pod_group(
 def _sizes(items: list[Any], field: str, limit: int) -> None:
     """Check every item's kind and replica count, and the total, before building anything."""
     total = 0
-    for i, item in enumerate(items):
-        where = f"{field}[{i}]"
-        if not isinstance(item, dict):
-            raise BadInput.one(where, "expected an object")
+    for _, where, item in mappings(items, field, "expected an object"):
         kind = item.get("kind")
         if kind == "Pod":
             total += 1
+        elif _is_group_object(item):
+            continue
         elif kind in TEMPLATE_KINDS:
             n = _replicas(item, where)
             if n > limit:
@@ -174,7 +200,10 @@ def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]
     """Pods to add to the cluster; raises :class:`BadInput` naming ``workload[i].field``.
 
     A ``PodGroup`` item (scheduler-plugins' Coscheduling) also adds its PodGroup
-    object, so a gang's dry-run sees its ``minMember``.
+    object, so a gang's dry-run sees its ``minMember``. A PodGroup object of
+    either API (``apiVersion`` ``scheduling.k8s.io/v1alpha2`` or
+    ``scheduling.x-k8s.io/v1alpha1``, ``metadata``, ``spec``) is added as it
+    is, for the pods of a ``Job`` (``spec.parallelism``) whose template joins it.
 
     Every size is checked before a single pod is built: at most
     ``SCHEDLAB_MAX_WORKLOAD_PODS`` pods per request, all items together.
@@ -196,6 +225,8 @@ def expand_workload(items: Any, field: str = "workload") -> list[dict[str, Any]]
             if isinstance(pod.get("spec"), dict):
                 pod["spec"].pop("nodeName", None)
             pods.append(pod)
+        elif _is_group_object(item):
+            pods.append(_group_object(item, where))
         else:
             pods.extend(_expand(item, where))
     return pods

@@ -18,10 +18,9 @@ from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import ADMIN, VIEWER, has_role
 
-from .common import diff_lines, require_role
+from .common import NO_PROFILE, confirm_change, require_role
 
 HISTORY_ROWS = 100
-NO_PROFILE = "no profile (the cluster's own config)"
 
 
 @login_required
@@ -74,25 +73,12 @@ def rollback(request: HttpRequest, name: str) -> HttpResponse:
     except BadInput as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    target = previous.version if previous is not None else None
-    return render(
+    return confirm_change(
         request,
-        "dryruns/confirm_apply.html",
-        {
-            "nav": "profiles",
-            "cluster": cluster,
-            "action": "rollback",
-            "before": current.version,
-            "version": target,
-            "dry_run": previous.dry_run if previous is not None else None,
-            "lines": diff_lines(
-                profile_services.diff_documents(
-                    current.version.document,
-                    target.document if target else "",
-                    str(current.version),
-                    str(target) if target else NO_PROFILE,
-                )
-            ),
-            "back": back,
-        },
+        cluster,
+        "rollback",
+        current.version,
+        previous.version if previous is not None else None,
+        dry_run=previous.dry_run if previous is not None else None,
+        back=back,
     )

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from dashboard.cluster.models import Cluster
+from dashboard.dryruns.models import ProfileVersion
+from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.roles import has_role
 
+NO_PROFILE = "no profile (the cluster's own config)"
+
 __all__ = [
+    "NO_PROFILE",
     "cluster_param",
+    "confirm_change",
     "diff_lines",
     "editor_bundle",
     "field_errors",
@@ -53,6 +62,37 @@ def diff_lines(diff: str) -> list[dict[str, str]]:
         return {"+": "add", "-": "del"}.get(line[:1], "same")
 
     return [{"text": line.rstrip("\n"), "kind": kind(line)} for line in diff.splitlines(True)]
+
+
+def confirm_change(
+    request: HttpRequest,
+    cluster: Cluster,
+    action: str,
+    before: ProfileVersion | None,
+    version: ProfileVersion | None,
+    **context: Any,
+) -> HttpResponse:
+    """The page that confirms an apply or a rollback: the diff from the version active
+    (``before``) to ``version`` (None: no profile), and whatever ``context`` adds."""
+    diff = profile_services.diff_documents(
+        before.document if before else "",
+        version.document if version else "",
+        str(before) if before else NO_PROFILE,
+        str(version) if version else NO_PROFILE,
+    )
+    return render(
+        request,
+        "dryruns/confirm_apply.html",
+        {
+            "nav": "profiles",
+            "cluster": cluster,
+            "action": action,
+            "before": before,
+            "version": version,
+            "lines": diff_lines(diff),
+            **context,
+        },
+    )
 
 
 def editor_bundle() -> bool:

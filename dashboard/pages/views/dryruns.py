@@ -25,6 +25,7 @@ from dashboard.dryruns.services.results import ensure_indexes, read_index
 from dashboard.roles import OPERATOR, VIEWER, has_role
 
 from .common import cluster_param, int_param, require_role
+from .forms import gates_text
 
 PLACEMENTS_PER_PAGE = 100
 PENDING_PER_PAGE = 20
@@ -131,6 +132,7 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
     require_role(request, VIEWER)
     run = get_object_or_404(selectors.dry_runs().select_related("created_by"), pk=pk)
     context: dict[str, Any] = {"nav": "dryruns", "cluster": run.cluster, "run": run}
+    context["gates"] = gates_text(run.feature_gates)
     if run.status == DryRun.Status.SUCCEEDED:
         page_no = int_param(request.GET.get("page"), 1) or 1
         pages = max((run.result_count + PLACEMENTS_PER_PAGE - 1) // PLACEMENTS_PER_PAGE, 1)

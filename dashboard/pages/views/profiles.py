@@ -32,6 +32,7 @@ from scheduler_engine.errors import InputError
 
 from .common import (
     cluster_param,
+    confirm_change,
     diff_lines,
     editor_bundle,
     field_errors,
@@ -275,6 +276,7 @@ def start_dry_run(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             explain=request.POST.get("explain", "on") == "on",
             hardware_view=request.POST.get("hardware_view") == "on",
             scheduler_lag=int(raw_lag) if raw_lag else None,
+            feature_gates=request.POST.get("feature_gates", "").strip() or None,
             user=request.user,
         )
     except BadInput as exc:
@@ -302,27 +304,8 @@ def apply_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         if dry_run is None:
             dry_run = selectors.latest_succeeded_run(cluster, version)
         before = active.version if active is not None else None
-        return render(
-            request,
-            "dryruns/confirm_apply.html",
-            {
-                "nav": "profiles",
-                "cluster": cluster,
-                "action": "apply",
-                "version": version,
-                "before": before,
-                "dry_run": dry_run,
-                "force": force,
-                "lines": diff_lines(
-                    profile_services.diff_documents(
-                        before.document if before else "",
-                        version.document,
-                        str(before) if before else "no profile (the cluster's own config)",
-                        str(version),
-                    )
-                ),
-                "back": back,
-            },
+        return confirm_change(
+            request, cluster, "apply", before, version, dry_run=dry_run, force=force, back=back
         )
     try:
         app = profile_services.apply_version(

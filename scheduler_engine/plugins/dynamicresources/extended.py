@@ -18,6 +18,7 @@ from typing import Any
 
 from ...objects import Pod, is_extended_resource_name
 from ...objects.names import generated_name
+from ...objects.owners import owned_by_pod
 from ...quantity import parse_quantity
 
 __all__ = [
@@ -79,15 +80,7 @@ def placeholder_claim(pod: Pod) -> dict[str, Any]:
             "name": SPECIAL_CLAIM_NAME,
             "uid": f"{pod.uid}-extended-resources",
             "generateName": f"{pod.name}-extended-resources-",
-            "ownerReferences": [
-                {
-                    "apiVersion": "v1",
-                    "kind": "Pod",
-                    "name": pod.name,
-                    "uid": pod.uid,
-                    "controller": True,
-                }
-            ],
+            "ownerReferences": owned_by_pod(pod),
             "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
         },
         "spec": {},

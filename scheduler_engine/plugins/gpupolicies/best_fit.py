@@ -18,7 +18,8 @@ from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
 from ...objects import Pod
 from ..gpushare.resources import gpu_request
-from .common import MAX_NODE_SCORE, MAX_SPEC_CPU, MAX_SPEC_GPU, min_max_normalize, rows_of
+from ..gpushare.table import GpuTable
+from .common import MAX_NODE_SCORE, MAX_SPEC_CPU, MAX_SPEC_GPU, TableScore, min_max_normalize
 
 __all__ = ["NAME", "PLUGIN", "BestFitScore", "best_fit_scores", "new"]
 
@@ -38,14 +39,12 @@ def best_fit_scores(
     return out
 
 
-class BestFitScore:
+class BestFitScore(TableScore):
     NAME = NAME
 
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
-
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
-        table, rows = rows_of(self.handle, nodes)
+    def scores(
+        self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> np.ndarray:
         req = gpu_request(pod)
         out = best_fit_scores(
             table.cpu_left[rows], table.left[rows].sum(axis=1), pod.non0_cpu, req.total

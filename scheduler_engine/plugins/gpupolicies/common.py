@@ -7,7 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.cycle_state import CycleState
+from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
+from ...framework.status import Status
 from ...objects import Pod
 from ..gpushare.resources import GpuRequest, gpu_request
 from ..gpushare.table import GpuTable
@@ -18,6 +21,7 @@ __all__ = [
     "MAX_SPEC_CPU",
     "MAX_SPEC_GPU",
     "MIN_NODE_SCORE",
+    "TableScore",
     "min_max_normalize",
     "pod_shape",
     "rows_of",
@@ -48,3 +52,28 @@ def min_max_normalize(scores: np.ndarray) -> np.ndarray:
     if hi == lo:
         return np.full_like(scores, MIN_NODE_SCORE)
     return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // (hi - lo) + MIN_NODE_SCORE
+
+
+class TableScore:
+    """A Score plugin computed over the GPU table: a node's score is its row of the batch."""
+
+    NAME = ""
+
+    def __init__(self, handle: Handle | None) -> None:
+        self.handle = handle
+
+    def scores(
+        self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> np.ndarray:
+        """The raw score of each node (``rows`` of ``table``)."""
+        raise NotImplementedError
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        table, rows = rows_of(self.handle, nodes)
+        return self.scores(table, rows, pod, nodes)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        return int(self.score_batch(state, pod, [node_info])[0])
+
+    def score_extensions(self) -> Any:
+        return None

@@ -14,13 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
-from ...framework.status import Status
 from ...objects import Pod
 from ..gpushare.resources import MILLI, gpu_request
-from .common import MAX_NODE_SCORE, MAX_SPEC_CPU, MAX_SPEC_GPU, MIN_NODE_SCORE, rows_of
+from ..gpushare.table import GpuTable
+from .common import MAX_NODE_SCORE, MAX_SPEC_CPU, MAX_SPEC_GPU, MIN_NODE_SCORE, TableScore
 
 __all__ = ["DIM_EXT_METHODS", "NAME", "NORM_METHODS", "PLUGIN", "DotProductScore", "new"]
 
@@ -57,11 +56,11 @@ def dot_product_scores(
     return out
 
 
-class DotProductScore:
+class DotProductScore(TableScore):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
-        self.handle = handle
+        super().__init__(handle)
         self.dim_ext_method = str(args.get("dimExtMethod") or "merge")
         self.norm_method = str(args.get("normMethod") or "max")
         if self.dim_ext_method not in DIM_EXT_METHODS:
@@ -69,8 +68,9 @@ class DotProductScore:
         if self.norm_method not in NORM_METHODS:
             raise ValueError(f"normMethod {self.norm_method!r}: one of {NORM_METHODS}")
 
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
-        table, rows = rows_of(self.handle, nodes)
+    def scores(
+        self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> np.ndarray:
         return dot_product_scores(
             table.cpu_left[rows],
             table.left[rows].sum(axis=1),
@@ -80,12 +80,6 @@ class DotProductScore:
             gpu_request(pod).total,
             self.norm_method,
         )
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
-        return int(self.score_batch(state, pod, [node_info])[0])
-
-    def score_extensions(self) -> None:
-        return None
 
 
 PLUGIN = DotProductScore

@@ -14,13 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
-from ...framework.status import Status
 from ...objects import Pod
 from ..gpushare.resources import GpuRequest, gpu_request
-from .common import MAX_NODE_SCORE, MAX_SPEC_GPU, MIN_NODE_SCORE, rows_of
+from ..gpushare.table import GpuTable
+from .common import MAX_NODE_SCORE, MAX_SPEC_GPU, MIN_NODE_SCORE, TableScore
 
 __all__ = ["NAME", "PLUGIN", "GpuClusteringScore", "clustering_scores", "new"]
 
@@ -44,21 +43,13 @@ def clustering_scores(left: np.ndarray, shapes: np.ndarray, req: GpuRequest) -> 
     return (base + bonus).astype(np.int64)
 
 
-class GpuClusteringScore:
+class GpuClusteringScore(TableScore):
     NAME = NAME
 
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
-
-    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
-        table, rows = rows_of(self.handle, nodes)
+    def scores(
+        self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> np.ndarray:
         return clustering_scores(table.left[rows], table.shapes[rows], gpu_request(pod))
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
-        return int(self.score_batch(state, pod, [node_info])[0])
-
-    def score_extensions(self) -> None:
-        return None
 
 
 PLUGIN = GpuClusteringScore

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState
+from ...framework.cycle_state import CycleState, missing_state
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
-from ...framework.status import Code, Status
+from ...framework.status import Status
 from ...objects import Pod
 from .common import MAX_NODE_SCORE, MIN_NODE_SCORE
 
@@ -39,7 +39,7 @@ class RandomScore:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         chosen = state.get(_KEY)
         if chosen is None:
-            return Status(Code.ERROR, f'reading "{_KEY}" from cycleState: not found')
+            return missing_state(_KEY, "reading")
         return MAX_NODE_SCORE if node_info.name == chosen else MIN_NODE_SCORE
 
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:

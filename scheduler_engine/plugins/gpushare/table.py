@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...framework.node_table import RowsMemo, snapshot_table, table_for_nodes
 from .resources import MILLI, assigned_gpus, gpu_request, node_gpu_count, node_gpu_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +28,6 @@ EXTENSION_KEY = "GpuTable"
 
 class GpuTable:
     __slots__ = (
-        "_last",
         "count",
         "cpu_cap",
         "cpu_left",
@@ -36,6 +36,7 @@ class GpuTable:
         "model",
         "model_codes",
         "node_infos",
+        "row_memo",
         "shapes",
         "width",
     )
@@ -56,8 +57,7 @@ class GpuTable:
         self.shapes = np.zeros((n, self.width + 1), dtype=np.int64)
         # called with a row index after the row changed (memos of per-node results)
         self.listeners: list[Callable[[int], None]] = []
-        # (nodes list, its rows, first, last) of the last for_nodes lookup
-        self._last: tuple | None = None
+        self.row_memo = RowsMemo()
         for i, ni in enumerate(self.node_infos):
             self.model[i] = self.code(node_gpu_model(ni.node))
             self.cpu_cap[i] = ni.node.allocatable.milli_cpu
@@ -65,11 +65,7 @@ class GpuTable:
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> GpuTable:
-        table = snapshot.extensions.get(EXTENSION_KEY)
-        if table is None:
-            table = cls(snapshot.node_info_list)
-            snapshot.extensions[EXTENSION_KEY] = table
-            snapshot.listeners.append(table.refresh)
+        table: GpuTable = snapshot_table(snapshot, EXTENSION_KEY, cls)
         return table
 
     @classmethod
@@ -77,28 +73,8 @@ class GpuTable:
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
     ) -> tuple[GpuTable, np.ndarray]:
         """The table holding ``nodes`` and their rows (a throw-away table for foreign infos)."""
-        if snapshot is not None:
-            table = cls.of(snapshot)
-            infos = table.node_infos
-            k = len(nodes)
-            last = table._last
-            if (
-                last is not None
-                and last[0] is nodes
-                and len(last[1]) == k
-                and (k == 0 or (last[2] is nodes[0] and last[3] is nodes[-1]))
-            ):
-                return table, last[1]
-            idx = np.fromiter((ni.index for ni in nodes), dtype=np.intp, count=k)
-            if all(
-                0 <= i < len(infos) and infos[i] is ni
-                for i, ni in zip(idx.tolist(), nodes, strict=True)
-            ):
-                if k:
-                    table._last = (nodes, idx, nodes[0], nodes[-1])
-                return table, idx
-        table = cls(nodes)
-        return table, np.arange(len(nodes), dtype=np.intp)
+        table, rows = table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
+        return table, rows
 
     def code(self, model: str) -> int:
         c = self.model_codes.get(model)

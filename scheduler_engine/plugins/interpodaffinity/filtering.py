@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import PreFilterResult
 from ...framework.node_info import NodeInfo
+from ...framework.node_table import rows_in
 from ...framework.snapshot import STEADY_EXTENSIONS
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
@@ -325,10 +326,7 @@ class Filtering:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_FILTER_STATE_KEY)
         labels = node_info.node.labels
 
         if s.affinity_keys:
@@ -371,7 +369,9 @@ class Filtering:
             raise KeyError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         n = len(nodes)
         snapshot = self._snapshot()
-        rows = self._rows(snapshot, nodes)
+        rows = (
+            rows_in(snapshot.node_info_list, nodes, by_node=True) if snapshot is not None else None
+        )
         if rows is None:
             filt = self.filter
             return np.fromiter((filt(state, pod, ni) is None for ni in nodes), dtype=bool, count=n)
@@ -406,21 +406,3 @@ class Filtering:
                 ids, index_of = _key_ids(snapshot, key)
                 ok &= ~_domain_flags(index_of, values)[ids[rows]]
         return ok
-
-    @staticmethod
-    def _rows(snapshot: Any, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
-        """Rows of ``nodes`` in the snapshot (same Node objects), or None."""
-        if snapshot is None:
-            return None
-        own = snapshot.node_info_list
-        if nodes is own:
-            return np.arange(len(own), dtype=np.intp)
-        idx = [ni.index for ni in nodes]
-        size = len(own)
-        for i in idx:
-            if not 0 <= i < size:
-                return None
-        for i, ni in zip(idx, nodes, strict=True):
-            if own[i].node is not ni.node:
-                return None
-        return np.array(idx, dtype=np.intp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
@@ -154,10 +154,7 @@ class Scoring:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_SCORE_STATE_KEY, "failed to read")
         labels = node_info.node.labels
         score = 0
         for key, per_value in s.topology_score.items():
@@ -174,10 +171,7 @@ class Scoring:
     ) -> Status | None:
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_SCORE_STATE_KEY, "failed to read")
         if not s.topology_score or not scores:
             return None
         lo = min(ns.score for ns in scores)

@@ -21,14 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
-from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod
+from ..helper import snapshot_of
 from .resource_allocation import (
+    PodRequestsState,
     ResourceSpec,
     balanced_resource_batch,
     balanced_resource_scorer,
@@ -44,37 +45,21 @@ NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-class BalancedAllocationPreScoreState(StateData):
-    __slots__ = ("pod_requests",)
-
-    def __init__(self, pod_requests: list[int]) -> None:
-        self.pod_requests = pod_requests
-
-    def clone(self) -> BalancedAllocationPreScoreState:
-        return self
-
-
 class BalancedAllocation:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
         self.resources: tuple[ResourceSpec, ...] = parse_resources(args.get("resources"))
-
-    def _snapshot(self) -> Snapshot | None:
-        if self.handle is None:
-            return None
-        try:
-            return self.handle.snapshot()
-        except (AttributeError, NotImplementedError):
-            return None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         pod_requests = pod_request_list(pod, self.resources, True)
         if not any(pod_requests):
             # a best-effort pod cannot change any node's balance
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(pod_requests))
+        state.write(PRE_SCORE_STATE_KEY, PodRequestsState(pod_requests))
         return None
 
     def _pod_requests(self, state: CycleState, pod: Pod) -> list[int] | None:
@@ -98,7 +83,7 @@ class BalancedAllocation:
         pod_requests = self._pod_requests(state, pod)
         if pod_requests is None:
             return np.zeros(len(nodes), dtype=np.int64)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, True)
         return balanced_resource_batch(entries, len(nodes))
 

@@ -25,19 +25,20 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState, StateData
+from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...framework.placement import PodGroupAssignments, PodGroupInfo
-from ...framework.snapshot import Snapshot
 from ...framework.status import Code, Status
 from ...objects import Pod, Resource, is_extended_resource_name
 from ...objects.pod import parse_time
+from ..helper import snapshot_of
 from .resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
+    PodRequestsState,
     ResourceSpec,
     least_resource_batch,
     least_resource_scorer,
@@ -135,18 +136,11 @@ class FitPreFilterState(StateData):
         return self
 
 
-class FitPreScoreState(StateData):
-    __slots__ = ("pod_requests",)
-
-    def __init__(self, pod_requests: list[int]) -> None:
-        self.pod_requests = pod_requests
-
-    def clone(self) -> FitPreScoreState:
-        return self
-
-
 class Fit:
     NAME = NAME
+    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    node_local_filter = True
+    node_local_score = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
@@ -178,14 +172,6 @@ class Fit:
             self._device_classes = device_class_resolver(classes)
         return self._device_classes
 
-    def _snapshot(self) -> Snapshot | None:
-        if self.handle is None:
-            return None
-        try:
-            return self.handle.snapshot()
-        except (AttributeError, NotImplementedError):
-            return None
-
     def _is_ignored(self, name: str) -> bool:
         if not is_extended_resource_name(name):
             return False
@@ -216,10 +202,7 @@ class Fit:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status(
-                Code.ERROR,
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found',
-            )
+            return missing_state(PRE_FILTER_STATE_KEY)
         alloc = node_info.node.allocatable
         reasons: list[str] | None = None
         unresolvable = False
@@ -266,7 +249,7 @@ class Fit:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return np.zeros(len(nodes), dtype=bool)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         ok = table.pod_count[rows] + 1 <= table.allowed_pods[rows]
         if s.empty:
             return ok
@@ -291,7 +274,7 @@ class Fit:
     # -- PreScore / Score -----------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(
-            PRE_SCORE_STATE_KEY, FitPreScoreState(pod_request_list(pod, self.resources, False))
+            PRE_SCORE_STATE_KEY, PodRequestsState(pod_request_list(pod, self.resources, False))
         )
         return None
 
@@ -317,7 +300,7 @@ class Fit:
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """Raw scores, equal to :meth:`score` node by node."""
         pod_requests = self._pod_requests(state, pod)
-        table, rows = NodeTable.for_nodes(self._snapshot(), nodes)
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, False)
         n = len(nodes)
         if self.strategy == LEAST_ALLOCATED:

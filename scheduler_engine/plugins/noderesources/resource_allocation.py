@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.cycle_state import StateData
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
@@ -42,6 +43,7 @@ __all__ = [
     "MAX_UTILIZATION",
     "MOST_ALLOCATED",
     "REQUESTED_TO_CAPACITY_RATIO",
+    "PodRequestsState",
     "ResourceSpec",
     "balanced_resource_scorer",
     "broken_linear_function",
@@ -63,6 +65,15 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
 
 DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
+
+
+class PodRequestsState(StateData):
+    """PreScore's state of Fit and BalancedAllocation: the pod's requests per scored resource."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: list[int]) -> None:
+        self.pod_requests = pod_requests
 
 
 class ResourceSpec:

@@ -7,7 +7,6 @@ per-node loops compute (property tests check it).
 
 from __future__ import annotations
 
-import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...framework import Handle, NodeInfo
+from ...framework.node_table import rows_in
 from ...objects import LabelSelector, Pod, find_untolerated
 from ..helper import signatures_for
 from .common import (
@@ -389,14 +389,4 @@ class _SpreadIndex:
 
     def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
         """Rows of ``nodes`` (the snapshot's own NodeInfos) or None."""
-        own = self.snap.node_info_list
-        if nodes is own:
-            return np.arange(len(own), dtype=np.intp)
-        idx = [ni.index for ni in nodes]
-        n = len(own)
-        for i in idx:
-            if not 0 <= i < n:
-                return None
-        if not all(map(operator.is_, [own[i] for i in idx], nodes)):
-            return None
-        return np.array(idx, dtype=np.intp)
+        return rows_in(self.snap.node_info_list, nodes)

@@ -1,0 +1,32 @@
+"""Abstract models for work that users ask for and Celery workers carry out.
+
+``Requested``: who asked and when; ``Worked``: when a worker started it, last
+said it is alive (the reapers read it) and finished it.  Abstract: each
+concrete model keeps its own table and columns.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+__all__ = ["Requested", "Worked"]
+
+
+class Requested(models.Model):
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class Worked(models.Model):
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True

@@ -1,0 +1,150 @@
+"""``python -m schedlab.serve``: N Daphne processes on one listening socket.
+
+One Daphne process is one Python interpreter: it serves on one core at most.
+This binds the address once and starts ``--processes`` Daphne children
+(``daphne --fd``) that accept from the same socket, so the kernel hands each
+new connection to whichever is free. A child that dies is started again (1 s
+later, doubling up to 30 s while it keeps dying within a minute); SIGTERM or
+SIGINT stops them all (SIGTERM each, SIGKILL after 30 s) and exits 0.
+
+    python -m schedlab.serve --processes 2 --bind 0.0.0.0 --port 8000 \\
+        --proxy-headers --verbosity 0 schedlab.asgi:application
+
+Every other argument goes to each Daphne unchanged. ``--processes`` defaults
+to ``SCHEDLAB_WEB_PROCESSES`` (else 1). Each child gets a PostgreSQL connection
+pool of ``--db-pool`` connections (``DATABASE_POOL_SIZE``, else 10; 0: none):
+under ASGI each request runs in a thread of its own, and without a pool each
+kept a connection open. Why processes, how many, and the pool:
+``docs/deployment.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+__all__ = ["main", "parse_args"]
+
+STOP_SECONDS = 30.0
+MAX_DELAY = 30.0
+HEALTHY_SECONDS = 60.0  # a child that ran this long has its restart delay reset
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
+    ap = argparse.ArgumentParser(
+        prog="python -m schedlab.serve", description=__doc__.split("\n")[0]
+    )
+    default = os.environ.get("SCHEDLAB_WEB_PROCESSES", "1")
+    ap.add_argument("--processes", type=int, default=int(default), help="Daphne processes")
+    pool = os.environ.get("DATABASE_POOL_SIZE", "10")
+    ap.add_argument("--db-pool", type=int, default=int(pool), help="connections per process")
+    ap.add_argument("-b", "--bind", default="127.0.0.1")
+    ap.add_argument("-p", "--port", type=int, default=8000)
+    args, daphne_args = ap.parse_known_args(argv)
+    if args.processes < 1:
+        ap.error("--processes must be at least 1")
+    if not daphne_args or daphne_args[-1].startswith("-"):
+        ap.error("the ASGI application (e.g. schedlab.asgi:application) must come last")
+    return args, daphne_args
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Supervisor:
+    """The children, restarted when they die, stopped together."""
+
+    def __init__(
+        self, sock: socket.socket, count: int, daphne_args: list[str], db_pool: int
+    ) -> None:
+        self.sock = sock
+        self.env = {**os.environ, "DATABASE_POOL_SIZE": str(db_pool)}
+        fd = sock.fileno()
+        self.command = [sys.executable, "-m", "daphne", "--fd", str(fd), *daphne_args]
+        self.children: list[subprocess.Popen | None] = [None] * count
+        self.started = [0.0] * count
+        self.delay = [1.0] * count
+        self.due = [0.0] * count  # when a dead child may start again
+        self.stopping = False
+
+    def _start(self, i: int) -> None:
+        self.children[i] = subprocess.Popen(
+            self.command, pass_fds=(self.sock.fileno(),), env=self.env
+        )
+        self.started[i] = time.monotonic()
+        _say(f"web process {i + 1}/{len(self.children)} started, pid {self.children[i].pid}")
+
+    def run(self) -> int:
+        for i in range(len(self.children)):
+            self._start(i)
+        while not self.stopping:
+            now = time.monotonic()
+            for i, child in enumerate(self.children):
+                if child is not None and child.poll() is not None:
+                    ran = now - self.started[i]
+                    self.delay[i] = (
+                        1.0 if ran >= HEALTHY_SECONDS else min(self.delay[i] * 2, MAX_DELAY)
+                    )
+                    self.due[i] = now + (1.0 if ran >= HEALTHY_SECONDS else self.delay[i])
+                    _say(
+                        f"web process {i + 1} (pid {child.pid}) exited with {child.returncode} "
+                        f"after {ran:.0f} s; starting it again in {self.due[i] - now:.0f} s"
+                    )
+                    self.children[i] = None
+                if self.children[i] is None and now >= self.due[i] and not self.stopping:
+                    self._start(i)
+            time.sleep(0.2)
+        return self.stop()
+
+    def stop(self) -> int:
+        alive = [c for c in self.children if c is not None and c.poll() is None]
+        for c in alive:
+            c.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_SECONDS
+        for c in alive:
+            try:
+                c.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                c.kill()
+                c.wait()
+        _say(f"stopped {len(alive)} web process(es)")
+        return 0
+
+
+def _say(message: str) -> None:
+    print(f"schedlab.serve: {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, daphne_args = parse_args(argv)
+    try:
+        sock = _listen(args.bind, args.port)
+    except OSError as exc:
+        print(f"schedlab.serve: cannot listen on {args.bind}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    supervisor = Supervisor(sock, args.processes, daphne_args, args.db_pool)
+
+    def stop(signum: int, _frame: object) -> None:
+        supervisor.stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    _say(f"listening on {args.bind}:{sock.getsockname()[1]} with {args.processes} process(es)")
+    return supervisor.run()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
