@@ -12,6 +12,7 @@ tables keep their rows in step that way).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -25,6 +26,8 @@ __all__ = ["STEADY_EXTENSIONS", "Snapshot", "node_tree_order"]
 # the nodes alone, and they check the node infos are the same objects.  Their
 # owners add the keys; every other extension is dropped after a run.
 STEADY_EXTENSIONS: set[str] = set()
+
+_INDEX = operator.attrgetter("index")
 
 
 def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
@@ -143,7 +146,14 @@ class Snapshot:
         """Announce that the pods of ``ni`` (one of the snapshot's own) changed."""
         self.change_log.append(ni.index)
         self._with_affinity = None
-        self._with_required_anti_affinity = None
+        anti = self._with_required_anti_affinity
+        if anti is not None and (anti or ni.pods_with_required_anti_affinity):
+            # kept up to date rather than rebuilt: most pods change no node's membership
+            others = [x for x in anti if x is not ni]
+            if ni.pods_with_required_anti_affinity:
+                others.append(ni)
+                others.sort(key=_INDEX)
+            self._with_required_anti_affinity = others
         for cb in self.listeners:
             cb(ni)
 

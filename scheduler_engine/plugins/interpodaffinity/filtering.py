@@ -268,19 +268,24 @@ class Filtering:
         )
         count_over = nodes
         if cache is not None and key not in cache and nodes is snapshot.node_info_list:
-            # only nodes holding pods with required anti-affinity count: when they
-            # are few, counting them beats keeping an aggregate for these labels
+            # only nodes holding pods with required anti-affinity count (upstream
+            # walks only those): when they are few, counting them beats keeping
+            # an aggregate for these labels
             with_anti = snapshot.have_pods_with_required_anti_affinity()
             if len(with_anti) * 4 < len(nodes):
                 cache, count_over = None, with_anti
-        existing = _counts_over(
-            cache,
-            key,
-            count_over,
-            lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
-            1,
-            snapshot,
-        )[0]
+        existing: TopologyCounts = (
+            _counts_over(
+                cache,
+                key,
+                count_over,
+                lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
+                1,
+                snapshot,
+            )[0]
+            if count_over
+            else {}
+        )
         s.existing_anti_affinity_counts = existing
 
         aff = s.affinity_terms
