@@ -8,7 +8,7 @@ Measures, with PostgreSQL and Redis on 127.0.0.1 (as `make test` starts them):
   * single watch event -> websocket client (through Daphne's ASGI app and the Redis layer)
   * the mirror process's peak RSS (VmHWM) and its CPU seconds for the initial
     sync (a steadier figure than wall time on a shared machine)
-It uses a scratch database `schedlab_bench`, dropped and created on each run.
+It uses a scratch database `schedlab_bench` (or `SCHEDLAB_BENCH_DB`), dropped and created on each run.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchmarks.common import ensure_database  # noqa: E402
 
-DB_NAME = "schedlab_bench"
+# SCHEDLAB_BENCH_DB: a database of one's own, which no other benchmark drops meanwhile
+DB_NAME = os.environ.get("SCHEDLAB_BENCH_DB", "schedlab_bench")
 DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 os.environ.update(
     DJANGO_SETTINGS_MODULE="schedlab.settings.test",
