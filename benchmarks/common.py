@@ -27,13 +27,16 @@ def django_env(database: str, hosts: str, *, redis: bool = False, debug: bool = 
         os.environ.setdefault("DJANGO_DEBUG", "0")
 
 
-def ensure_database() -> None:
-    """Create the database ``DATABASE_URL`` names if the server does not have it yet."""
+def ensure_database(*, fresh: bool = False) -> None:
+    """Create the database ``DATABASE_URL`` names if the server does not have it yet
+    (``fresh``: drop it first, whoever is connected to it)."""
     import psycopg
 
     url = os.environ["DATABASE_URL"]
     base, name = url.rsplit("/", 1)
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
 

@@ -8,7 +8,7 @@ Measures, with PostgreSQL and Redis on 127.0.0.1 (as `make test` starts them):
   * single watch event -> websocket client (through Daphne's ASGI app and the Redis layer)
   * the mirror process's peak RSS (VmHWM) and its CPU seconds for the initial
     sync (a steadier figure than wall time on a shared machine)
-It uses a scratch database `schedlab_bench`, dropped and created on each run.
+It uses a scratch database `schedlab_bench` (or `SCHEDLAB_BENCH_DB`), dropped and created on each run.
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DB_NAME = "schedlab_bench"
+from benchmarks.common import ensure_database  # noqa: E402
+
+# SCHEDLAB_BENCH_DB: a database of one's own, which no other benchmark drops meanwhile
+DB_NAME = os.environ.get("SCHEDLAB_BENCH_DB", "schedlab_bench")
 DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 os.environ.update(
     DJANGO_SETTINGS_MODULE="schedlab.settings.test",
@@ -108,14 +111,6 @@ def make_pod(i: int, nodes: int, *, node: bool = True) -> dict:
             "conditions": [{"type": "PodScheduled", "status": "True" if node else "False"}],
         },
     }
-
-
-def reset_database() -> None:
-    import psycopg
-
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, poll: float = 0.05) -> float:
@@ -206,7 +201,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20)
     args = parser.parse_args()
 
-    reset_database()
+    ensure_database(fresh=True)
     import django
 
     django.setup()

@@ -41,6 +41,8 @@ FEASIBLE_ROWS = "framework/feasibleRows"
 _KEY = "framework/nodeMemo"
 # (point, plugin, spec) triples kept; a gang or a replica set uses a few at a time
 _ENTRIES = 64
+# frameworks whose memos one snapshot keeps
+_OWNERS = 4
 # more changed nodes than this: one vectorised call over every node is cheaper
 _PER_NODE = 16
 
@@ -112,6 +114,9 @@ class NodeMemo:
         memo = memos.get(id(owner))
         if memo is None or memo.owner is not owner or memo.nodes is not snapshot.node_info_list:
             memo = memos[id(owner)] = cls(snapshot, owner)
+            # one snapshot run over by many simulations (what-if probes) keeps the newest few
+            while len(memos) > _OWNERS:
+                del memos[next(iter(memos))]
         return memo
 
     def rows(self, nodes: Sequence[NodeInfo], state: CycleState | None = None) -> np.ndarray | None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from .snapshot import STEADY_EXTENSIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .node_info import NodeInfo
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table", "table_for_nodes"]
 
 EXTENSION_KEY = "NodeTable"
+STEADY_EXTENSIONS.add(EXTENSION_KEY)
 
 _FIXED = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _INDEX = operator.attrgetter("index")

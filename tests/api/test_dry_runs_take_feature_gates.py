@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group, User
 
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
+from dashboard.dryruns import codec
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.profiles import create_profile
 from dashboard.dryruns.services.runner import run_dry_run
@@ -134,3 +135,30 @@ def test_the_editor_form_takes_gates_and_the_run_page_shows_them(client, db):
     assert (run.status, run.pods_placed) == ("succeeded", 0)
     page = client.get(f"/dry-runs/{run.pk}/").content.decode()
     assert '<span id="run-gates"><code>GenericWorkload=true,GangScheduling=true</code>' in page
+    # the run's gang, explained as a job on the run's page
+    assert 'id="gangs-table"' in page and '<tr data-gang="train/big">' in page
+    assert "2 of 4 fit, 1 in zone a, 1 in zone b; 2 blocked: 2 Insufficient nvidia.com/gpu" in page
+
+
+def test_the_run_page_lists_the_gangs_pod_level_preemption_broke(client, db):
+    # a running two-member gang on two full nodes; an urgent ordinary pod evicts one member
+    cluster = ensure_snapshot_cluster("gates", "test")
+    running = []
+    for i, n in enumerate(("a1", "b1")):
+        p = member(f"r-{i}", "gang", 8)
+        p["spec"]["nodeName"] = n
+        p["spec"]["priority"] = 1
+        p["status"] = {"phase": "Running"}
+        running.append(p)
+    urgent = member("urgent", "none", 8)
+    del urgent["spec"]["schedulingGroup"]
+    urgent["spec"]["priority"] = 1000
+    objects = [*big_gang()[:3], native_group("gang", 2), *running, urgent]
+    run = DryRun.objects.create(cluster=cluster, snapshot=codec.pack(objects), feature_gates=None)
+    run_dry_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error
+    _login(client)
+    page = client.get(f"/dry-runs/{run.pk}/").content.decode()
+    assert "Pod-level preemption broke 1 running gang:" in page
+    assert "<code>train/gang</code>" in page and "below minMember" in page

@@ -129,3 +129,23 @@ def test_a_group_that_fails_mid_round_stops_blocking_a_younger_one() -> None:
     # results come in the queue's final order: b before a, whose failure is later; this
     # needs the run's clock ("now", a failure's time) to start after the newest PodGroup
     assert [r["pod"] for r in doc["results"]][:2] == ["default/b-0", "default/b-1"]
+
+
+@pytest.mark.parametrize(("a_made", "b_made", "winner"), [(0, 5, "a"), (5, 0, "b")])
+def test_two_gangs_competing_for_the_same_nodes_the_older_wins_whole(
+    a_made: int, b_made: int, winner: str
+) -> None:
+    # three 4-CPU nodes, two gangs of three 3-CPU members: room for one gang only
+    doc = run(
+        *nodes(3),
+        *members("a", 3),
+        *members("b", 3),
+        pod_group("a", 3, created=at(a_made)),
+        pod_group("b", 3, created=at(b_made)),
+    )
+    status = {g["name"]: (g["status"], g["scheduled"]) for g in doc["summary"]["gangs"]}
+    loser = "b" if winner == "a" else "a"
+    assert status == {
+        f"default/{winner}": ("Scheduled", 3),
+        f"default/{loser}": ("Unschedulable", 0),
+    }
