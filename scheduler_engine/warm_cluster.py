@@ -185,6 +185,7 @@ class WarmCluster:
         ni.image_states = prev.image_states
         snap.node_info_list[ni.index] = ni
         snap._by_name[node.name] = ni
+        self._touched(ni)
         _forget_views(snap)  # they read the node infos they were built from
 
     def _put_pod(self, pod: Pod) -> None:

@@ -106,6 +106,8 @@ class NodeMemo:
         self.owner = owner
         self.entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
         self.every_row = np.arange(len(self.nodes), dtype=np.intp)
+        # keys asked once for part of the nodes: kept for every node only when asked again
+        self.seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     @classmethod
     def of(cls, snapshot: Snapshot, owner: object) -> NodeMemo:
@@ -143,6 +145,13 @@ class NodeMemo:
         log = self.snapshot.change_log
         entry = self.entries.get(key)
         try:
+            if entry is None and rows is not self.every_row and key not in self.seen:
+                # a spec seen once may never come back: the plain call over the
+                # asked nodes is cheaper than one over every node
+                self.seen[key] = None
+                if len(self.seen) > _ENTRIES:
+                    self.seen.popitem(last=False)
+                return None
             if entry is None or entry.pos > len(log) or len(log) - entry.pos > _PER_NODE:
                 values = np.array(many(state, pod, self.nodes), dtype=dtype)
                 if values.shape != (len(self.nodes),):

@@ -90,12 +90,13 @@ def rows_in(
         return idx
     if int(idx.min()) < 0 or int(idx.max()) >= len(own):
         return None
-    mapped = map(own.__getitem__, idx.tolist())
-    if by_node:
-        ok = all(map(operator.is_, map(_NODE, mapped), map(_NODE, nodes)))
-    else:
-        ok = all(map(operator.is_, mapped, nodes))
-    return idx if ok else None
+    mapped = list(map(own.__getitem__, idx.tolist()))
+    # the snapshot's own infos (the usual case) match whichever way is asked
+    if all(map(operator.is_, mapped, nodes)):
+        return idx
+    if by_node and all(map(operator.is_, map(_NODE, mapped), map(_NODE, nodes))):
+        return idx
+    return None
 
 
 class RowsMemo:

@@ -149,7 +149,7 @@ class Snapshot:
         anti = self._with_required_anti_affinity
         if anti is not None and (anti or ni.pods_with_required_anti_affinity):
             # kept up to date rather than rebuilt: most pods change no node's membership
-            others = [x for x in anti if x is not ni]
+            others = [x for x in anti if x.index != ni.index]
             if ni.pods_with_required_anti_affinity:
                 others.append(ni)
                 others.sort(key=_INDEX)
