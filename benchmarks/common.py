@@ -76,11 +76,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_mib(pid: int) -> int:
-    """A process's resident set, MiB (0 once it is gone)."""
+def rss_mib(pid: int, *, peak: bool = False) -> int:
+    """A process's resident set, MiB (0 once it is gone); ``peak``: its highest so far."""
+    field = "VmHWM:" if peak else "VmRSS:"
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1]) // 1024
     return 0
 

@@ -12,7 +12,8 @@ pods in turn (what the explanation endpoint does, without HTTP). Then, --batches
 times: --batch running pods are rewritten through the mirror's writer
 (``apply_changes``: new resourceVersion, new annotation) and the next
 explanation is timed, which first brings the warm copy up to date.
-``--profile FILE`` writes a cProfile of the warm explanations.
+``--profile FILE`` writes a cProfile of the warm explanations, ``--profile-batches
+FILE`` one of the explanations right after a batch.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--profile", default="")
+    ap.add_argument(
+        "--profile-batches", default="", help="cProfile of the explanations after a batch"
+    )
     args = ap.parse_args()
 
     import django
@@ -109,6 +113,7 @@ def main() -> int:
             .order_by("id")[: args.batch * args.batches]
         )
         after, refresh = [], []
+        bprof = cProfile.Profile(time.process_time) if args.profile_batches else None
         for b in range(args.batches):
             changes = Changes()
             for row in running[b * args.batch : (b + 1) * args.batch]:
@@ -119,8 +124,14 @@ def main() -> int:
                 changes.upsert(spec, row)
             apply_changes(cluster.pk, changes)
             time.sleep(live.conf.explain_recheck_seconds())  # the next request checks
+            if bprof:
+                bprof.enable()
             after.append(explain(b))
+            if bprof:
+                bprof.disable()
             refresh.append(live.warm_stats(cluster).get("lastRefresh", {}).get("seconds", 0.0))
+        if bprof:
+            bprof.dump_stats(args.profile_batches)
         print(
             f"after a batch of {args.batch} pod updates: {len(after)} explanations, "
             f"p50 {pct(after, 0.5) * ms:.0f} ms, p95 {pct(after, 0.95) * ms:.0f} ms, "

@@ -12,6 +12,12 @@ gangs and pods were placed.
     .venv/bin/python benchmarks/gangs.py --nodes 100 --gangs 20
     .venv/bin/python benchmarks/gangs.py --native        # the v1.36 pod-group cycle instead
     .venv/bin/python benchmarks/gangs.py --plain         # the same pods, no gangs (baseline)
+
+Instructions of the ``simulate`` call alone (``--callgrind`` switches
+callgrind's instrumentation on around it and off after):
+
+    PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --instr-atstart=no \
+        .venv/bin/python benchmarks/gangs.py --gangs 20 --callgrind
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from typing import Any
@@ -137,6 +144,12 @@ def config(native: bool | None) -> Any:
     return load_config(doc, **reg.config_kwargs()), reg
 
 
+def instrument(state: str) -> None:
+    """Switch callgrind's instrumentation of this process ``on`` or ``off``."""
+    cmd = ["callgrind_control", "-i", state, str(os.getpid())]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nodes", type=int, default=1000)
@@ -144,15 +157,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--native", action="store_true", help="the v1.36 workload API instead")
     ap.add_argument("--plain", action="store_true", help="the same pods without gangs")
+    ap.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="under valgrind --instr-atstart=no: count the simulate call only",
+    )
     args = ap.parse_args()
     mode = None if args.plain else args.native
     objs, n_pods = workload(args.nodes, args.gangs, args.seed, mode)
     cfg, reg = config(mode)
     cluster = build_cluster(objs)
+    if args.callgrind:
+        instrument("on")
     t0, c0 = time.perf_counter(), time.process_time()
     res = simulate(cluster, cfg, registry=reg, seed=args.seed)
     secs = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    if args.callgrind:
+        instrument("off")
     gangs = res.summary.get("gangs", [])
     placed_gangs = sum(1 for g in gangs if g["status"] == "Scheduled")
     out = {

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database  # noqa: E402
+from benchmarks.common import ensure_database, rss_mib  # noqa: E402
 
 # SCHEDLAB_BENCH_DB: a database of one's own, which no other benchmark drops meanwhile
 DB_NAME = os.environ.get("SCHEDLAB_BENCH_DB", "schedlab_bench")
@@ -159,13 +159,6 @@ def session_headers() -> list[tuple[bytes, bytes]]:
     return [(b"cookie", f"{name}={client.cookies[name].value}".encode())]
 
 
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 async def websocket_latency(kube: KubeServer, samples: int, headers: list) -> list[float]:
     from channels.testing import WebsocketCommunicator
 
@@ -242,7 +235,7 @@ def main() -> None:
             f"(CPU: mirror process {sync_cpu:.1f}s, PostgreSQL {db_cpu:.1f}s; "
             f"load average {os.getloadavg()[0]:.1f})"
         )
-        wait_for(lambda: peak_rss_mib(proc.pid) > 0, 5)
+        wait_for(lambda: rss_mib(proc.pid, peak=True) > 0, 5)
 
         # Steady state: a burst of pod updates (e.g. a scheduler binding pods).
         t0 = time.monotonic()
@@ -265,7 +258,7 @@ def main() -> None:
             f"watch event -> websocket: median {statistics.median(latencies) * 1000:.0f} ms, "
             f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} events"
         )
-        rss = peak_rss_mib(proc.pid)
+        rss = rss_mib(proc.pid, peak=True)
         print(f"mirror peak RSS: {rss:.0f} MiB")
         print(
             json.dumps(

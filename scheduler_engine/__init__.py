@@ -21,8 +21,9 @@ from .config import (
 )
 from .errors import ConfigError, InputError
 from .framework.registry import Registry, default_registry
+from .results import PodResult, SimulationResult
 from .scheduler.messages import FitError
-from .simulate import PodResult, SimulationResult, simulate
+from .simulate import simulate
 
 __all__ = [
     "ClusterState",

@@ -54,7 +54,7 @@ from .framework.interfaces import (
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
 from .objects import Node, Pod
-from .simulate import POD_ADD, POD_DELETE
+from .scheduler.requeue import POD_ADD, POD_DELETE
 
 __all__ = [
     "MAX_NODE_SCORE",

@@ -37,9 +37,6 @@ from .objects.pod import parse_time
 from .objects.podgroup import index_native_pod_groups
 from .pod_result import pod_result
 from .results import (
-    STATUS_ERROR,
-    STATUS_SCHEDULED,
-    STATUS_SKIPPED,
     STATUS_UNSCHEDULABLE,
     PodResult,
     PodStatus,
@@ -47,27 +44,13 @@ from .results import (
 )
 from .scheduler import events as ev
 from .scheduler.queue import ActiveQueue
-from .scheduler.requeue import POD_ADD, POD_DELETE, REQUEUE_EVENTS, worth_requeuing
+from .scheduler.requeue import POD_ADD, POD_DELETE, worth_requeuing
 from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 from .whatif.moves import Scheduling
 from .whatif.report import what_if
 
-__all__ = [
-    "MAX_ROUNDS",
-    "POD_ADD",
-    "POD_DELETE",
-    "REQUEUE_EVENTS",
-    "STATUS_ERROR",
-    "STATUS_SCHEDULED",
-    "STATUS_SKIPPED",
-    "STATUS_UNSCHEDULABLE",
-    "PodResult",
-    "PodStatus",
-    "SimulationResult",
-    "simulate",
-    "worth_requeuing",
-]
+__all__ = ["MAX_ROUNDS", "simulate"]
 
 
 # retry rounds for pods left unschedulable while the cluster still changes

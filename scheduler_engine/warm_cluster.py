@@ -27,7 +27,7 @@ from .documents import object_ref
 from .errors import InputError
 from .framework.node_info import NodeInfo
 from .framework.registry import Registry
-from .framework.snapshot import Snapshot, node_tree_order
+from .framework.snapshot import STEADY_EXTENSIONS, Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
@@ -52,6 +52,16 @@ def _pod_key(obj: Mapping[str, Any]) -> str:
 
 def _images(node: Node) -> Any:
     return (node.raw.get("status") or {}).get("images")
+
+
+# past this many logged changes the kept views are rebuilt rather than followed
+_LOG_LIMIT = 100_000
+
+
+def _forget_views(snap: Snapshot) -> None:
+    snap.extensions = {}
+    snap.listeners = []
+    snap.change_log = []
 
 
 class WarmCluster:
@@ -175,6 +185,8 @@ class WarmCluster:
         ni.image_states = prev.image_states
         snap.node_info_list[ni.index] = ni
         snap._by_name[node.name] = ni
+        self._touched(ni)
+        _forget_views(snap)  # they read the node infos they were built from
 
     def _put_pod(self, pod: Pod) -> None:
         self._drop_pod(pod.key)
@@ -206,10 +218,10 @@ class WarmCluster:
             self._touched(ni)
 
     def _touched(self, ni: NodeInfo) -> None:
-        if self._snap is not None:
-            # the snapshot's cached "nodes with affinity pods" lists are stale now
-            self._snap._with_affinity = None
-            self._snap._with_required_anti_affinity = None
+        snap = self._snap
+        if snap is not None and snap.get(ni.name) is ni:
+            # the kept views (node tables, affinity counts) follow it
+            snap.node_changed(ni)
 
     def _reparse_pods(self) -> None:
         pods = list(self._pods.values())
@@ -234,18 +246,25 @@ class WarmCluster:
             self._snap = snap
         return self._snap
 
-    def _undo(self, snap: Snapshot) -> None:
-        """Put back the node infos a simulation changed (cheaper than copying 5,000)."""
-        for index in set(snap.change_log):
-            used = snap.node_info_list[index]
-            fresh = self._new_info(used.node, index)
-            fresh.image_states = used.image_states
-            snap.node_info_list[index] = fresh
-            snap._by_name[used.name] = fresh
-            self._infos[used.name] = fresh
-        snap.change_log.clear()
-        snap.listeners.clear()
-        snap.extensions.clear()
+    def _undo(self, snap: Snapshot, mark: int) -> None:
+        """Put back the node infos a simulation changed (cheaper than copying 5,000).
+
+        In place, announced to the snapshot: the views that follow its changes
+        (``STEADY_EXTENSIONS``) stay warm for the next run; the others go.
+        """
+        for index in sorted(set(snap.change_log[mark:])):
+            ni = snap.node_info_list[index]
+            ni.reset_pods(self._by_node.get(ni.name, {}).values())
+            snap.node_changed(ni)
+        kept = {k: v for k, v in snap.extensions.items() if k in STEADY_EXTENSIONS}
+        if len(snap.change_log) > _LOG_LIMIT or len(kept) < len(snap.extensions):
+            owners = [id(v) for v in kept.values()]
+            snap.listeners = [
+                cb for cb in snap.listeners if id(getattr(cb, "__self__", None)) in owners
+            ]
+            snap.extensions = kept
+        if len(snap.change_log) > _LOG_LIMIT:
+            _forget_views(snap)
         snap.namespace_labels = {}
         snap._with_affinity = None
         snap._with_required_anti_affinity = None
@@ -324,6 +343,7 @@ class WarmCluster:
             pods = [self._pending(o) for o in pod_objs]
             state = self.state(*pods)
             snap = self._snapshot()
+            mark = len(snap.change_log)
             try:
                 return simulate(
                     state,
@@ -335,7 +355,7 @@ class WarmCluster:
                     whatif=whatif,
                 ).to_dict()
             finally:
-                self._undo(snap)
+                self._undo(snap, mark)
 
     def explain_pod(
         self,

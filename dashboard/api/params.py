@@ -15,6 +15,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 
+from schedlab.settings.env import parse_bool
+
 __all__ = [
     "ID_MAX",
     "MAX_LIMIT",
@@ -82,12 +84,10 @@ def bool_param(request: Request, name: str) -> bool:
     raw = request.query_params.get(name)
     if raw is None:
         return False
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ValidationError({name: ["must be true or false"]})
+    value = parse_bool(raw, _TRUE, _FALSE)
+    if value is None:
+        raise ValidationError({name: ["must be true or false"]})
+    return value
 
 
 def id_param(request: Request, name: str) -> int | None:

@@ -20,7 +20,8 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -112,6 +113,33 @@ class _Entry:
 
 _entries: dict[int, _Entry] = {}
 _entries_lock = threading.Lock()
+
+# threads inside _collector_paused(), and whether the collector was on when the first came
+_paused = [0, False]
+_paused_lock = threading.Lock()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while an explanation or a refresh runs.
+
+    Both allocate tens of thousands of small containers (the per-node record,
+    the parsed pods) that live until the answer is built; the collector
+    walking them again and again took about 40% of an explanation's CPU at
+    5,000 nodes.  What they leave behind is collected once it is back on.
+    """
+    with _paused_lock:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
 
 
 def _exact_ts() -> bool:
@@ -278,7 +306,8 @@ def _current(cluster: Cluster) -> _Entry:
             figures = _figures(cluster.pk)
             if figures != entry.figures:
                 t0 = time.perf_counter()
-                n = _refresh(entry, cluster, figures)
+                with _collector_paused():
+                    n = _refresh(entry, cluster, figures)
                 entry.stats["lastRefresh"] = {
                     "changes": n,
                     "seconds": round(time.perf_counter() - t0, 3),
@@ -354,7 +383,8 @@ def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
     config = _config(active_document(cluster))
     warm = warm_cluster(cluster)
     try:
-        return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
+        with _collector_paused():
+            return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
     except InputError as exc:
         raise BadInput.one("pod", exc.one_line()) from None
 

@@ -7,10 +7,10 @@ variable to fix instead of failing later with a confusing type error.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TypeVar
 
-__all__ = ["ImproperEnv", "env_bool", "env_float", "env_int", "env_list", "env_str"]
+__all__ = ["ImproperEnv", "env_bool", "env_float", "env_int", "env_list", "env_str", "parse_bool"]
 
 N = TypeVar("N", int, float)
 
@@ -26,16 +26,21 @@ def env_str(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+def parse_bool(raw: str, true: Collection[str], false: Collection[str]) -> bool | None:
+    """``raw``, blanks and case ignored, as True (a word of ``true``) or False (of
+    ``false``); None when it is neither."""
+    value = raw.strip().lower()
+    return True if value in true else False if value in false else None
+
+
 def env_bool(name: str, default: bool = False) -> bool:
     raw = os.environ.get(name)
     if raw is None:
         return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ImproperEnv(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
+    value = parse_bool(raw, _TRUE, _FALSE)
+    if value is None:
+        raise ImproperEnv(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
+    return value
 
 
 def env_int(name: str, default: int) -> int:

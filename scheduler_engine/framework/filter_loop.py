@@ -55,6 +55,8 @@ class FilterLoop:
     """The framework's filter loop; the runtime provides the per-node filter calls."""
 
     batch: bool
+    vectorise: bool
+    _record_filters: bool
     recorder: Any
     handle: Any
     exact_diagnosis: bool
@@ -81,8 +83,17 @@ class FilterLoop:
         raise NotImplementedError
 
     def _filter_node(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        filters: list[_Filter],
+        passes: list[list[bool] | None] | None = None,
+        j: int = 0,
     ) -> Status | None:
+        raise NotImplementedError
+
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
         raise NotImplementedError
 
     def _filter_node_with_nominated_pods(
@@ -104,6 +115,13 @@ class FilterLoop:
         """
         n = len(nodes)
         active = self.active_filters(state)
+        if self.recorder is not None and self.vectorise and self._record_filters:
+            # explaining: every node is recorded, but what a vectorised filter lets
+            # through needs no per-node call
+            passes = self._vectorised_passes(state, pod, nodes, active)
+            return self._pass_per_node(
+                state, pod, nodes, range(start, start + n), start, to_find, active, passes
+            )
         vectorised = [(name, fb) for name, _, fb in active if fb is not None] if self.batch else []
         if vectorised:
             found = self._pass_vectorised(state, pod, nodes, start, to_find, active, vectorised)
@@ -116,6 +134,31 @@ class FilterLoop:
         return self._pass_per_node(
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
+
+    def _vectorised_passes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> list[list[bool] | None] | None:
+        """Per active filter, its vectorised verdict per node (None: called per node),
+        then whether all passed the node (None unless every filter has a verdict)."""
+        passes: list[list[bool] | None] = []
+        every: np.ndarray | None = np.ones(len(nodes), dtype=bool)
+        for _, _, fb in active:
+            verdict = None
+            if fb is not None:
+                try:
+                    verdict = fb(state, pod, nodes)
+                except Exception:  # the per-node call reports it, as without batch
+                    verdict = None
+            if verdict is None:
+                every = None
+            elif every is not None:
+                every &= verdict
+            passes.append(None if verdict is None else verdict.tolist())
+        if all(v is None for v in passes):
+            return None
+        # last: per node, whether every filter passed it (None: some run per node)
+        passes.append(None if every is None else every.tolist())
+        return passes
 
     def _diagnose_vectorised(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
@@ -189,11 +232,12 @@ class FilterLoop:
         start: int,
         to_find: int,
         filters: list[_Filter],
+        passes: list[list[bool] | None] | None = None,
     ) -> FilterPass:
         """The one per-node loop over the positions ``order`` (taken modulo ``len(nodes)``).
 
         Nodes with nominated pods run every active filter, with upstream's
-        two passes; the others run ``filters``.
+        two passes; the others run ``filters`` (``passes``: see ``_filter_node``).
         """
         n = len(nodes)
         feasible: list[NodeInfo] = []
@@ -205,13 +249,19 @@ class FilterLoop:
             self.handle.nominated_pods_for_node if self.handle.has_nominated_pods() else None
         )
         active = self.active_filters(state)
+        every = passes[-1] if passes is not None else None
         for k in order:
             j = k % n
             ni = nodes[j]
             if nominated is not None and nominated(ni.name):
                 s = self._filter_node_with_nominated_pods(state, pod, ni, active)
-            else:
+            elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
+            elif every is not None and every[j]:
+                self._record_passed(pod, ni, filters)
+                s = None
+            else:
+                s = self._filter_node(state, pod, ni, filters, passes, j)
             if done:
                 # explaining only: nodes past the cut-off are recorded, not decided on
                 continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..objects import Node, Pod, Resource
 
 __all__ = ["HostPortInfo", "ImageStateSummary", "NodeInfo"]
@@ -68,6 +70,18 @@ class ImageStateSummary:
     def __init__(self, size: int, num_nodes: int) -> None:
         self.size = size
         self.num_nodes = num_nodes
+
+
+# what a NodeInfo sums up from its pods
+_FROM_PODS = (
+    "pods",
+    "pods_with_affinity",
+    "pods_with_required_anti_affinity",
+    "requested",
+    "non_zero_requested",
+    "used_ports",
+    "pvc_ref_counts",
+)
 
 
 class NodeInfo:
@@ -148,6 +162,20 @@ class NodeInfo:
             else:
                 self.pvc_ref_counts.pop(key, None)
         self.generation += 1
+
+    def reset_pods(self, pods: Iterable[Pod]) -> None:
+        """Hold exactly ``pods``, in that order, as a new info of the node would.
+
+        The object stays the same (tables keyed by it stay valid) and its
+        generation moves on, so views counted from it see the change.
+        """
+        generation = self.generation
+        fresh = NodeInfo(self.node, self.index)
+        for pod in pods:
+            fresh.add_pod(pod)
+        for name in _FROM_PODS:
+            setattr(self, name, getattr(fresh, name))
+        self.generation = generation + 1
 
     def clone(self) -> NodeInfo:
         c = NodeInfo(self.node, self.index)

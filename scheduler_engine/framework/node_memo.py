@@ -41,6 +41,8 @@ FEASIBLE_ROWS = "framework/feasibleRows"
 _KEY = "framework/nodeMemo"
 # (point, plugin, spec) triples kept; a gang or a replica set uses a few at a time
 _ENTRIES = 64
+# frameworks whose memos one snapshot keeps
+_OWNERS = 4
 # more changed nodes than this: one vectorised call over every node is cheaper
 _PER_NODE = 16
 
@@ -104,6 +106,8 @@ class NodeMemo:
         self.owner = owner
         self.entries: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
         self.every_row = np.arange(len(self.nodes), dtype=np.intp)
+        # keys asked once for part of the nodes: kept for every node only when asked again
+        self.seen: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     @classmethod
     def of(cls, snapshot: Snapshot, owner: object) -> NodeMemo:
@@ -112,6 +116,9 @@ class NodeMemo:
         memo = memos.get(id(owner))
         if memo is None or memo.owner is not owner or memo.nodes is not snapshot.node_info_list:
             memo = memos[id(owner)] = cls(snapshot, owner)
+            # one snapshot run over by many simulations (what-if probes) keeps the newest few
+            while len(memos) > _OWNERS:
+                del memos[next(iter(memos))]
         return memo
 
     def rows(self, nodes: Sequence[NodeInfo], state: CycleState | None = None) -> np.ndarray | None:
@@ -138,6 +145,13 @@ class NodeMemo:
         log = self.snapshot.change_log
         entry = self.entries.get(key)
         try:
+            if entry is None and rows is not self.every_row and key not in self.seen:
+                # a spec seen once may never come back: the plain call over the
+                # asked nodes is cheaper than one over every node
+                self.seen[key] = None
+                if len(self.seen) > _ENTRIES:
+                    self.seen.popitem(last=False)
+                return None
             if entry is None or entry.pos > len(log) or len(log) - entry.pos > _PER_NODE:
                 values = np.array(many(state, pod, self.nodes), dtype=dtype)
                 if values.shape != (len(self.nodes),):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from .snapshot import STEADY_EXTENSIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .node_info import NodeInfo
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table", "table_for_nodes"]
 
 EXTENSION_KEY = "NodeTable"
+STEADY_EXTENSIONS.add(EXTENSION_KEY)
 
 _FIXED = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _INDEX = operator.attrgetter("index")
@@ -88,12 +90,13 @@ def rows_in(
         return idx
     if int(idx.min()) < 0 or int(idx.max()) >= len(own):
         return None
-    mapped = map(own.__getitem__, idx.tolist())
-    if by_node:
-        ok = all(map(operator.is_, map(_NODE, mapped), map(_NODE, nodes)))
-    else:
-        ok = all(map(operator.is_, mapped, nodes))
-    return idx if ok else None
+    mapped = list(map(own.__getitem__, idx.tolist()))
+    # the snapshot's own infos (the usual case) match whichever way is asked
+    if all(map(operator.is_, mapped, nodes)):
+        return idx
+    if by_node and all(map(operator.is_, map(_NODE, mapped), map(_NODE, nodes))):
+        return idx
+    return None
 
 
 class RowsMemo:

@@ -101,8 +101,10 @@ class Framework(FilterLoop):
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.handle = handle
         self.recorder = recorder
-        # vectorised plugin methods are used unless explaining (each node is recorded)
+        # vectorised plugin methods decide unless explaining (each node is recorded);
+        # explaining, they still give scores and the filters each node passes
         self.batch = batch and recorder is None
+        self.vectorise = batch
         # False (trace replay): when no node passes, the vectorised filters' verdicts
         # give each node its status (the first plugin that rejects it, without that
         # plugin's reasons) instead of every filter again per node
@@ -325,8 +327,20 @@ class Framework(FilterLoop):
         return self._filter_node(state, pod, node_info, self.active_filters(state))
 
     def _filter_node(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        filters: list[_Filter],
+        passes: list[list[bool] | None] | None = None,
+        j: int = 0,
     ) -> Status | None:
+        """The node's filters in order; recording, every one (beyond upstream).
+
+        ``passes[f][j]`` True (a vectorised verdict on the node at position
+        ``j``) records filter ``f`` as passed without its per-node call: the
+        two decide alike.
+        """
         every = self.recorder is not None and self._record_filters
         if not every:
             # not recorded: the hook's conversion inline (the hot path), stopping at the first no
@@ -344,7 +358,12 @@ class Framework(FilterLoop):
         assert rec is not None
         values = rec.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
         first: Status | None = None
-        for name, filt, _ in filters:
+        for f, (name, filt, _) in enumerate(filters):
+            if passes is not None:
+                passed = passes[f]
+                if passed is not None and passed[j]:
+                    values[name] = {"code": "Success", "reasons": []}
+                    continue
             try:
                 s = filt(state, pod, node_info)
             except Exception as exc:
@@ -358,6 +377,13 @@ class Framework(FilterLoop):
                     first = s
             values[name] = status_value(s)
         return first
+
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
+        """Record the node as passing every filter (their vectorised verdicts say so)."""
+        assert self.recorder is not None
+        values = self.recorder.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
+        for name, _, _ in filters:
+            values[name] = {"code": "Success", "reasons": []}
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -465,7 +491,7 @@ class Framework(FilterLoop):
         upstream.
         """
         if batch is None:
-            batch = self.batch
+            batch = self.vectorise
         res = ScoreResult(len(nodes))
         skip = state.skip_score_plugins
         explain = self.recorder is not None

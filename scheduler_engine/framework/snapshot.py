@@ -19,7 +19,13 @@ from typing import Any
 from ..objects import Node, Pod
 from .node_info import ImageStateSummary, NodeInfo
 
-__all__ = ["Snapshot", "node_tree_order"]
+__all__ = ["STEADY_EXTENSIONS", "Snapshot", "node_tree_order"]
+
+# Keys of the extensions that stay right across runs on one long-lived snapshot
+# (a warm cluster's): they follow ``change_log`` or their listener, or depend on
+# the nodes alone, and they check the node infos are the same objects.  Their
+# owners add the keys; every other extension is dropped after a run.
+STEADY_EXTENSIONS: set[str] = set()
 
 _INDEX = operator.attrgetter("index")
 
@@ -136,13 +142,14 @@ class Snapshot:
             ]
         return self._with_required_anti_affinity
 
-    def _changed(self, ni: NodeInfo) -> None:
+    def node_changed(self, ni: NodeInfo) -> None:
+        """Announce that the pods of ``ni`` (one of the snapshot's own) changed."""
         self.change_log.append(ni.index)
         self._with_affinity = None
         anti = self._with_required_anti_affinity
         if anti is not None and (anti or ni.pods_with_required_anti_affinity):
             # kept up to date rather than rebuilt: most pods change no node's membership
-            others = [x for x in anti if x is not ni]
+            others = [x for x in anti if x.index != ni.index]
             if ni.pods_with_required_anti_affinity:
                 others.append(ni)
                 others.sort(key=_INDEX)
@@ -154,12 +161,12 @@ class Snapshot:
     def add_pod(self, pod: Pod, node_name: str) -> NodeInfo:
         ni = self._by_name[node_name]
         ni.add_pod(pod)
-        self._changed(ni)
+        self.node_changed(ni)
         return ni
 
     def remove_pod(self, pod: Pod, node_name: str) -> bool:
         ni = self._by_name.get(node_name)
         if ni is None or not ni.remove_pod(pod):
             return False
-        self._changed(ni)
+        self.node_changed(ni)
         return True

@@ -510,8 +510,42 @@ def _set_priority(
     p.preemption_policy = str(policy)
 
 
+# what _set_requests worked out, by the spec parts it reads (pods of one
+# template share them: the mirror and the warm state parse thousands alike)
+_REQUESTS_SEEN: dict[str, tuple[Resource, int, int]] = {}
+_REQUESTS_SEEN_MAX = 4096
+
+
+def _requests_key(spec: Mapping[str, Any]) -> str:
+    parts = [spec.get("resources"), spec.get("overhead")]
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        if isinstance(items, list):
+            parts.append(
+                [
+                    (c.get("resources"), c.get("restartPolicy")) if isinstance(c, Mapping) else c
+                    for c in items
+                ]
+            )
+        else:
+            parts.append(items)
+    return repr(parts)
+
+
 def _set_requests(p: Pod, spec: Mapping[str, Any]) -> None:
     """The pod's requests, and the non-zero CPU and memory scoring counts."""
+    key = _requests_key(spec)
+    seen = _REQUESTS_SEEN.get(key)
+    if seen is not None:
+        p.requests, p.non0_cpu, p.non0_mem = seen[0].clone(), seen[1], seen[2]
+        return
+    _work_out_requests(p, spec)
+    if len(_REQUESTS_SEEN) >= _REQUESTS_SEEN_MAX:
+        _REQUESTS_SEEN.clear()
+    _REQUESTS_SEEN[key] = (p.requests.clone(), p.non0_cpu, p.non0_mem)
+
+
+def _work_out_requests(p: Pod, spec: Mapping[str, Any]) -> None:
     reqs = _pod_requests(spec, None)
     p.requests = Resource.from_list(reqs)
     pod_level = _effective_requests(spec.get("resources"), "spec.resources")

@@ -19,6 +19,7 @@ import numpy as np
 from ..framework.interfaces import NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.node_table import RowsMemo
+from ..framework.snapshot import STEADY_EXTENSIONS
 from ..framework.status import Status
 from ..gocompat import go_div
 from ..objects import Node, Taint
@@ -38,6 +39,7 @@ __all__ = [
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 SIGNATURES_KEY = "plugins.helper.NodeSignatures"
+STEADY_EXTENSIONS.add(SIGNATURES_KEY)
 
 
 def default_normalize_score(

@@ -21,7 +21,7 @@ What a real kube-scheduler reaches at steady state, made deterministic:
   a bind is a pod Add, an eviction or an assumed pod forgotten in the binding
   cycle a pod Delete.  NodeResourcesFit re-queues on Delete only, node-only
   plugins (taints, node affinity, ...) never; see
-  ``scheduler_engine.simulate.REQUEUE_EVENTS``.  A pod not retried keeps the
+  ``scheduler_engine.scheduler.requeue.REQUEUE_EVENTS``.  A pod not retried keeps the
   message of its earlier attempt, as its event in a real cluster does (until
   upstream's five-minute flush, which a simulation does not model).  Rounds
   stop when no pod is worth retrying (or after ``max_rounds``).

@@ -29,8 +29,6 @@ from tests.support.fixtures import client_for
 EXAMPLES_PER_OPERATION = 8
 STATEFUL_EXAMPLES = 6
 STATEFUL_STEPS = 6
-# generated data the server refuses on purpose, beyond the schema's types
-_DEADLINE_SECONDS = 90
 
 
 def test_schema_and_docs_are_served(viewer, db):
@@ -85,7 +83,6 @@ def test_schemathesis_finds_nothing_wrong(api_schema):
     assert not failures, (
         "\n".join(summary) + "\n\n" + "\n\n".join(failures[:3]) + f"\n\n({len(failures)} failures)"
     )
-    assert took < _DEADLINE_SECONDS
 
 
 def _exercise(operation, mode, headers: dict[str, str], failures: list[str]) -> None:

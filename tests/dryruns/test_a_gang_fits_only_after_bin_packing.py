@@ -122,3 +122,25 @@ def test_a_bad_pod_group_in_a_workload_is_a_400_naming_it(operator, group, field
     assert list(errors) == [field], errors
     assert says in errors[field][0]
     assert not DryRun.objects.exists()
+
+
+def test_pod_groups_of_the_two_apis_may_share_a_name(operator):
+    cluster = ensure_snapshot_cluster("binpack", "test")
+    native = WORKLOAD[2]
+    cos = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "llm", "namespace": "train"},
+        "spec": {"minMember": 2},
+    }
+
+    def post(snapshot):
+        body = {"cluster": cluster.pk, "source": "snapshot", "snapshot": [node(0), *snapshot]}
+        return operator.post("/api/v1/dry-runs/", body, format="json")
+
+    assert post([native, cos]).status_code == 202
+    r = post([native, cos, native])
+    assert r.status_code == 400, r.content
+    assert r.json() == {
+        "snapshot[3].metadata.name": ["duplicate PodGroup train/llm (also snapshot[1])"]
+    }

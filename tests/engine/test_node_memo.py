@@ -69,3 +69,13 @@ def test_a_node_changed_since_the_last_pod_is_asked_again():
     assert calls == [target.name]
     # a node list that is not the snapshot's own is not answered from the memo
     assert memo.rows([target.clone()]) is None
+
+
+def test_one_snapshot_keeps_the_memos_of_a_few_frameworks_only():
+    objs, _ = workload(2, 1, seed=1, native=None)
+    snap = Snapshot(build_cluster(objs).nodes)
+    owners = [object() for _ in range(10)]
+    memos = [node_memo.NodeMemo.of(snap, owner) for owner in owners]
+    assert node_memo.NodeMemo.of(snap, owners[-1]) is memos[-1]
+    kept = snap.extensions["framework/nodeMemo"]
+    assert 0 < len(kept) <= 4

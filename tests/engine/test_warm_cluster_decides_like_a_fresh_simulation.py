@@ -247,3 +247,36 @@ def test_it_follows_volume_objects_for_a_pod_with_a_claim() -> None:
     objects.append(_claim())
     _same(warm, objects, want)
     assert warm.counts["otherObjects"] == 3
+
+
+@pytest.mark.parametrize("seed", [5, 17, 311])
+def test_views_kept_between_runs_follow_runs_and_deltas(seed: int) -> None:
+    """Node tables and affinity counts outlive a run: each explanation still matches."""
+    import random
+
+    from tests.engine.randomgen import random_cluster
+
+    rng = random.Random(seed)
+    base, pending = _split(random_cluster(rng, min_nodes=8, max_nodes=20, max_pending=8))
+    warm = WarmCluster(base)
+    nodes = [o["metadata"]["name"] for o in base if o["kind"] == "Node"]
+    for i, p in enumerate(pending):
+        _same(warm, base, p)
+        running = [o for o in base if o["kind"] == "Pod"]
+        if i % 2 and running:
+            # a running pod goes away
+            gone = rng.choice(running)
+            warm.apply(deletes=[object_key(gone)])
+            base.remove(gone)
+        else:
+            # the pod just explained is bound somewhere (whether it fits or not)
+            bound = copy.deepcopy(p)
+            bound["spec"]["nodeName"] = rng.choice(nodes)
+            warm.apply([bound])
+            base.append(bound)
+    for p in pending[:3]:
+        _same(
+            warm,
+            base,
+            {**p, "metadata": {**p["metadata"], "name": "again-" + p["metadata"]["name"]}},
+        )

@@ -72,7 +72,7 @@ _DEEP_IN_WORKER = frozenset({"Pod", "Node"})
 
 def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
     """Shape, kinds and names of every object (cheap); 400 naming ``field[i].path``."""
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, str], int] = {}
     cheap: list[dict[str, Any]] = []
     problems: list[tuple[str, str]] = []
     total = 0
@@ -106,11 +106,13 @@ def _check_structure(objects: list[dict[str, Any]], field: str) -> None:
             total += len(errors)
             room = MAX_REPORTED_ERRORS - len(problems)
             problems += [(f"{where}.{e.field}", e.message) for e in errors[: max(0, room)]]
-        key = (kind, ns or ("default" if kind == "Pod" else ""), name)
+        # kinds of two API groups (the two PodGroups) are different objects
+        group = str(o.get("apiVersion") or "").rpartition("/")[0]
+        key = (group, kind, ns or ("default" if kind == "Pod" else ""), name)
         if key in seen:
             raise BadInput.one(
                 f"{where}.metadata.name",
-                f"duplicate {kind} {'/'.join(filter(None, key[1:]))} (also {field}[{seen[key]}])",
+                f"duplicate {kind} {'/'.join(filter(None, key[2:]))} (also {field}[{seen[key]}])",
             )
         seen[key] = i
         if kind not in _DEEP_IN_WORKER:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.snapshot import STEADY_EXTENSIONS
 from ...objects import Pod
 from ...objects.pod import AffinityTerm, WeightedAffinityTerm
 from ...objects.selectors import LabelSelector
@@ -121,6 +122,7 @@ def _bump(counts: TopologyCounts, labels: Mapping[str, str], key: str, value: in
 
 _SCORING_NODES_KEY = "plugins.interpodaffinity.scoring_nodes"
 _KEY_IDS_KEY = "plugins.interpodaffinity.key_ids"
+STEADY_EXTENSIONS.update((_SCORING_NODES_KEY, _KEY_IDS_KEY))
 
 
 def _key_ids(snapshot: Any, key: str) -> tuple[np.ndarray, dict[str, int]]:

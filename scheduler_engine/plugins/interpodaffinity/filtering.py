@@ -16,6 +16,7 @@ from ...framework.cycle_state import CycleState, StateData, missing_state
 from ...framework.interfaces import PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import rows_in
+from ...framework.snapshot import STEADY_EXTENSIONS
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
 from .common import (
@@ -213,6 +214,7 @@ class _Aggregate:
 
 
 _CACHE_KEY = "plugins.interpodaffinity.aggregates"
+STEADY_EXTENSIONS.add(_CACHE_KEY)
 _CACHE_SIZE = 16
 
 
@@ -258,40 +260,44 @@ class Filtering:
 
         cache = self._cache()
         snapshot = self._snapshot()
-        if (
-            snapshot is not None
-            and nodes is snapshot.node_info_list
-            and not snapshot.have_pods_with_required_anti_affinity()
-        ):
-            # no pod anywhere has required anti-affinity: nothing to count (upstream
-            # walks only the nodes with such pods)
-            existing: TopologyCounts = {}
-        else:
-            existing = _counts_over(
+        key = (
+            "existing",
+            pod.namespace,
+            frozenset(pod.labels.items()),
+            frozenset(ns_labels.items()),
+        )
+        count_over = nodes
+        if cache is not None and key not in cache and nodes is snapshot.node_info_list:
+            # only nodes holding pods with required anti-affinity count (upstream
+            # walks only those): when they are few, counting them beats keeping
+            # an aggregate for these labels
+            with_anti = snapshot.have_pods_with_required_anti_affinity()
+            if len(with_anti) * 4 < len(nodes):
+                cache, count_over = None, with_anti
+        existing: TopologyCounts = (
+            _counts_over(
                 cache,
-                (
-                    "existing",
-                    pod.namespace,
-                    frozenset(pod.labels.items()),
-                    frozenset(ns_labels.items()),
-                ),
-                nodes,
+                key,
+                count_over,
                 lambda ni: _existing_anti_contribution(ni, pod, ns_labels),
                 1,
                 snapshot,
             )[0]
+            if count_over
+            else {}
+        )
         s.existing_anti_affinity_counts = existing
 
         aff = s.affinity_terms
         anti = s.anti_affinity_terms
         if aff or anti:
             s.affinity_counts, s.anti_affinity_counts = _counts_over(
-                cache,
+                self._cache(),
                 ("incoming", tuple(t.key for t in aff), tuple(t.key for t in anti)),
                 nodes,
                 lambda ni: _incoming_contribution(ni, aff, anti),
                 2,
-                self._snapshot(),
+                snapshot,
             )
         elif not existing:
             return None, Status(Code.SKIP)

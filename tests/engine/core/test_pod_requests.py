@@ -183,3 +183,19 @@ def test_pod_level_hugepages_alone_count_as_pod_level_requests():
     q = parse_pod(_pod([req(cpu="1"), None], resources={"requests": {"hugepages-2Mi": "4Mi"}}))
     # without pod-level requests each container would get its own 100m default
     assert q.non0_cpu == 1000
+
+
+def test_pods_parsed_alike_get_their_own_requests_and_a_change_is_seen() -> None:
+    """Requests worked out once per distinct spec are handed out as copies."""
+    a = parse_pod(_pod([req(cpu="1", memory="1Gi")]))
+    b = parse_pod(_pod([req(cpu="1", memory="1Gi")]))
+    assert (b.requests.milli_cpu, b.requests.memory, b.non0_cpu) == (1000, 1024 * MI, 1000)
+    a.requests.milli_cpu = 7  # one pod's resources are its own
+    assert b.requests.milli_cpu == 1000
+    assert parse_pod(_pod([req(cpu="1", memory="1Gi")])).requests.milli_cpu == 1000
+    changed = parse_pod(_pod([req(cpu="2", memory="1Gi")]))
+    assert changed.requests.milli_cpu == 2000
+    with pytest.raises(InputError):
+        parse_pod(_pod([req(cpu="one", memory="1Gi")]))
+    with pytest.raises(InputError):  # an error is never remembered as a result
+        parse_pod(_pod([req(cpu="one", memory="1Gi")]))

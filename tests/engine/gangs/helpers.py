@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_engine.cluster import build_cluster
-from scheduler_engine.simulate import SimulationResult, simulate
+from scheduler_engine.results import SimulationResult
+from scheduler_engine.simulate import simulate
 from tests.engine.builders import PodBuilder, cluster_objects, make_pod
 
 GANG_GATES = {"GenericWorkload": True, "GangScheduling": True}

@@ -15,7 +15,7 @@ import scheduler_engine
 from scheduler_engine import build_cluster, load_cluster, load_config, simulate, validate_config
 from scheduler_engine.cli import main
 from scheduler_engine.plugin_loader import PluginError, build_registry, clear_cache
-from scheduler_engine.simulate import POD_ADD, POD_DELETE, worth_requeuing
+from scheduler_engine.scheduler.requeue import POD_ADD, POD_DELETE, worth_requeuing
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = Path(scheduler_engine.__file__).parent / "demo" / "gpu-cluster.yaml"
