@@ -12,7 +12,6 @@ tables keep their rows in step that way).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -26,8 +25,6 @@ __all__ = ["STEADY_EXTENSIONS", "Snapshot", "node_tree_order"]
 # the nodes alone, and they check the node infos are the same objects.  Their
 # owners add the keys; every other extension is dropped after a run.
 STEADY_EXTENSIONS: set[str] = set()
-
-_INDEX = operator.attrgetter("index")
 
 
 def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
@@ -64,6 +61,8 @@ class Snapshot:
         self.change_log: list[int] = []
         self._with_affinity: list[NodeInfo] | None = None
         self._with_required_anti_affinity: list[NodeInfo] | None = None
+        # rows of the nodes with required-anti-affinity pods, built on first use
+        self._anti_affinity_rows: set[int] | None = None
         # pods bound to nodes absent from the snapshot are ignored, as upstream's cache does
         for p in pods:
             ni = self._by_name.get(p.node_name)
@@ -110,6 +109,7 @@ class Snapshot:
         s.change_log = []
         s._with_affinity = None
         s._with_required_anti_affinity = None
+        s._anti_affinity_rows = None
         s.extensions = {}
         return s
 
@@ -135,6 +135,14 @@ class Snapshot:
             self._with_affinity = [ni for ni in self.node_info_list if ni.pods_with_affinity]
         return self._with_affinity
 
+    def has_pods_with_required_anti_affinity(self) -> bool:
+        """Whether any node holds a pod with required anti-affinity (kept per change)."""
+        if self._anti_affinity_rows is None:
+            self._anti_affinity_rows = {
+                ni.index for ni in self.node_info_list if ni.pods_with_required_anti_affinity
+            }
+        return bool(self._anti_affinity_rows)
+
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         if self._with_required_anti_affinity is None:
             self._with_required_anti_affinity = [
@@ -146,14 +154,14 @@ class Snapshot:
         """Announce that the pods of ``ni`` (one of the snapshot's own) changed."""
         self.change_log.append(ni.index)
         self._with_affinity = None
-        anti = self._with_required_anti_affinity
-        if anti is not None and (anti or ni.pods_with_required_anti_affinity):
-            # kept up to date rather than rebuilt: most pods change no node's membership
-            others = [x for x in anti if x.index != ni.index]
+        self._with_required_anti_affinity = None
+        rows = self._anti_affinity_rows
+        if rows is not None:
+            # kept up to date (one set operation) rather than rebuilt
             if ni.pods_with_required_anti_affinity:
-                others.append(ni)
-                others.sort(key=_INDEX)
-            self._with_required_anti_affinity = others
+                rows.add(ni.index)
+            else:
+                rows.discard(ni.index)
         for cb in self.listeners:
             cb(ni)
 

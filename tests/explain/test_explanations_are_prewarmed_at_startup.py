@@ -111,8 +111,10 @@ def test_a_failing_cluster_is_logged_and_the_others_still_warm(
     assert builds == ["second"]
 
 
-def test_a_celery_worker_does_not_prewarm(cluster, builds):
+def test_a_celery_worker_does_not_prewarm(cluster, builds, monkeypatch):
     """No task reads the warm state: a worker keeps no copy of it (docs/explanations.md)."""
+    # a worker never imports the ASGI module; this test process may have (websocket tests)
+    monkeypatch.delitem(sys.modules, "schedlab.asgi", raising=False)
     prewarm.install()  # as the explain app's ready() does, in a process that is no web server
     worker_process_init.send(sender="celery@test")  # what a Celery pool process sends
     worker_ready.send(sender=None)

@@ -271,7 +271,11 @@ class Filtering:
             # only nodes holding pods with required anti-affinity count (upstream
             # walks only those): when they are few, counting them beats keeping
             # an aggregate for these labels
-            with_anti = snapshot.have_pods_with_required_anti_affinity()
+            with_anti = (
+                snapshot.have_pods_with_required_anti_affinity()
+                if snapshot.has_pods_with_required_anti_affinity()
+                else []
+            )
             if len(with_anti) * 4 < len(nodes):
                 cache, count_over = None, with_anti
         existing: TopologyCounts = (

@@ -1,7 +1,7 @@
 """The snapshot's nodes with required-anti-affinity pods stay right as pods come and go.
 
-The list is kept up to date on every add and remove (not rebuilt), and
-InterPodAffinity's PreFilter skips counting when it is empty.
+Whether there are any is kept up to date on every add and remove (one set
+operation), and InterPodAffinity's PreFilter skips counting when there are none.
 """
 
 from __future__ import annotations
@@ -33,4 +33,5 @@ def test_the_list_follows_adds_and_removes_in_node_order():
         getattr(snap, f"{op}_pod")(pod, node)
         got = [ni.name for ni in snap.have_pods_with_required_anti_affinity()]
         assert got == _fresh(snap), (op, pod.name, node)
+        assert snap.has_pods_with_required_anti_affinity() == bool(_fresh(snap))
     assert snap.have_pods_with_required_anti_affinity() == []
