@@ -32,7 +32,10 @@ from benchmarks.common import django_env, pct  # noqa: E402
 django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
 
-def main() -> int:
+MS = 1000
+
+
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cluster", default="bench-pages")
     ap.add_argument("--samples", type=int, default=60)
@@ -42,16 +45,109 @@ def main() -> int:
     ap.add_argument(
         "--profile-batches", default="", help="cProfile of the explanations after a batch"
     )
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+class Explainer:
+    """Explains the cluster's pending pods in turn, keeping each explanation's CPU time."""
+
+    def __init__(self, cluster, pending: list[tuple[str, str]]) -> None:
+        self.cluster, self.pending, self.cpu = cluster, pending, []
+
+    def __call__(self, i: int) -> float:
+        from dashboard.explain import live
+
+        ns, name = self.pending[i % len(self.pending)]
+        t, c = time.perf_counter(), time.process_time()
+        live.explain_pod(self.cluster, ns, name)
+        self.cpu.append(time.process_time() - c)
+        return time.perf_counter() - t
+
+
+def time_warm(explain: Explainer, samples: int, profile: str) -> None:
+    explain(0)  # first use of the config, registry
+    prof = cProfile.Profile(time.process_time) if profile else None
+    if prof:
+        prof.enable()
+    explain.cpu.clear()
+    times = [explain(i) for i in range(1, samples + 1)]
+    if prof:
+        prof.disable()
+        prof.dump_stats(profile)
+    cpu = explain.cpu
+    print(
+        f"warm: {len(times)} explanations, p50 {pct(times, 0.5) * MS:.0f} ms, "
+        f"p95 {pct(times, 0.95) * MS:.0f} ms, max {max(times) * MS:.0f} ms; "
+        f"CPU p50 {pct(cpu, 0.5) * MS:.0f} ms, p95 {pct(cpu, 0.95) * MS:.0f} ms",
+        flush=True,
+    )
+
+
+def time_rendering(cluster, pod: tuple[str, str]) -> None:
+    """What the API then does with the answer: render it as JSON."""
+    from rest_framework.renderers import JSONRenderer
+
+    from dashboard.api.renderers import FastJSONRenderer
+    from dashboard.explain import live
+
+    answer = live.explain_pod(cluster, *pod)
+    for label, renderer in (("DRF json", JSONRenderer()), ("orjson", FastJSONRenderer())):
+        c = time.process_time()
+        for _ in range(5):
+            size = len(renderer.render(answer))
+        print(f"render ({label}): {size:,} bytes, CPU {(time.process_time() - c) / 5 * MS:.1f} ms")
+
+
+def time_after_batches(explain: Explainer, args: argparse.Namespace) -> None:
+    """Rewrite --batch running pods through the mirror's writer, then time the next explanation."""
+    from dashboard.cluster.kinds import KINDS
+    from dashboard.cluster.models import Pod
+    from dashboard.cluster.services.cluster_state import Changes, apply_changes
+    from dashboard.explain import live
+
+    cluster = explain.cluster
+    spec = next(s for s in KINDS if s.kind == "Pod")
+    running = list(
+        Pod.objects.filter(cluster=cluster)
+        .exclude(node_name="")
+        .order_by("id")[: args.batch * args.batches]
+    )
+    after, refresh = [], []
+    bprof = cProfile.Profile(time.process_time) if args.profile_batches else None
+    for b in range(args.batches):
+        changes = Changes()
+        for row in running[b * args.batch : (b + 1) * args.batch]:
+            meta = row.obj.setdefault("metadata", {})
+            meta.setdefault("annotations", {})["bench/touched"] = str(time.time())
+            rv = int(row.resource_version or 0) + 1
+            row.resource_version = meta["resourceVersion"] = str(rv)
+            changes.upsert(spec, row)
+        apply_changes(cluster.pk, changes)
+        time.sleep(live.conf.explain_recheck_seconds())  # the next request checks
+        if bprof:
+            bprof.enable()
+        after.append(explain(b))
+        if bprof:
+            bprof.disable()
+        refresh.append(live.warm_stats(cluster).get("lastRefresh", {}).get("seconds", 0.0))
+    if bprof:
+        bprof.dump_stats(args.profile_batches)
+    print(
+        f"after a batch of {args.batch} pod updates: {len(after)} explanations, "
+        f"p50 {pct(after, 0.5) * MS:.0f} ms, p95 {pct(after, 0.95) * MS:.0f} ms, "
+        f"max {max(after) * MS:.0f} ms (refresh p50 {pct(refresh, 0.5) * MS:.0f} ms)"
+    )
+
+
+def main() -> int:
+    args = parse_args()
 
     import django
 
     django.setup()
     from django.core.management import call_command
 
-    from dashboard.cluster.kinds import KINDS
     from dashboard.cluster.models import Cluster, Pod
-    from dashboard.cluster.services.cluster_state import Changes, apply_changes
     from dashboard.explain import live
 
     call_command("migrate", verbosity=0)
@@ -66,77 +162,11 @@ def main() -> int:
     t0 = time.perf_counter()
     live.warm_cluster(cluster)
     print(f"warm copy built in {time.perf_counter() - t0:.1f} s: {live.warm_stats(cluster)}")
-
-    cpu: list[float] = []
-
-    def explain(i: int) -> float:
-        ns, name = pending[i % len(pending)]
-        t, c = time.perf_counter(), time.process_time()
-        live.explain_pod(cluster, ns, name)
-        cpu.append(time.process_time() - c)
-        return time.perf_counter() - t
-
-    explain(0)  # first use of the config, registry
-    prof = cProfile.Profile(time.process_time) if args.profile else None
-    if prof:
-        prof.enable()
-    cpu.clear()
-    times = [explain(i) for i in range(1, args.samples + 1)]
-    if prof:
-        prof.disable()
-        prof.dump_stats(args.profile)
-    ms = 1000
-    print(
-        f"warm: {len(times)} explanations, p50 {pct(times, 0.5) * ms:.0f} ms, "
-        f"p95 {pct(times, 0.95) * ms:.0f} ms, max {max(times) * ms:.0f} ms; "
-        f"CPU p50 {pct(cpu, 0.5) * ms:.0f} ms, p95 {pct(cpu, 0.95) * ms:.0f} ms",
-        flush=True,
-    )
-
-    # what the API then does with the answer: render it as JSON
-    from rest_framework.renderers import JSONRenderer
-
-    from dashboard.api.renderers import FastJSONRenderer
-
-    answer = live.explain_pod(cluster, *pending[0])
-    for label, renderer in (("DRF json", JSONRenderer()), ("orjson", FastJSONRenderer())):
-        c = time.process_time()
-        for _ in range(5):
-            size = len(renderer.render(answer))
-        print(f"render ({label}): {size:,} bytes, CPU {(time.process_time() - c) / 5 * ms:.1f} ms")
-
+    explain = Explainer(cluster, pending)
+    time_warm(explain, args.samples, args.profile)
+    time_rendering(cluster, pending[0])
     if args.batches:
-        spec = next(s for s in KINDS if s.kind == "Pod")
-        running = list(
-            Pod.objects.filter(cluster=cluster)
-            .exclude(node_name="")
-            .order_by("id")[: args.batch * args.batches]
-        )
-        after, refresh = [], []
-        bprof = cProfile.Profile(time.process_time) if args.profile_batches else None
-        for b in range(args.batches):
-            changes = Changes()
-            for row in running[b * args.batch : (b + 1) * args.batch]:
-                meta = row.obj.setdefault("metadata", {})
-                meta.setdefault("annotations", {})["bench/touched"] = str(time.time())
-                rv = int(row.resource_version or 0) + 1
-                row.resource_version = meta["resourceVersion"] = str(rv)
-                changes.upsert(spec, row)
-            apply_changes(cluster.pk, changes)
-            time.sleep(live.conf.explain_recheck_seconds())  # the next request checks
-            if bprof:
-                bprof.enable()
-            after.append(explain(b))
-            if bprof:
-                bprof.disable()
-            refresh.append(live.warm_stats(cluster).get("lastRefresh", {}).get("seconds", 0.0))
-        if bprof:
-            bprof.dump_stats(args.profile_batches)
-        print(
-            f"after a batch of {args.batch} pod updates: {len(after)} explanations, "
-            f"p50 {pct(after, 0.5) * ms:.0f} ms, p95 {pct(after, 0.95) * ms:.0f} ms, "
-            f"max {max(after) * ms:.0f} ms (refresh p50 {pct(refresh, 0.5) * ms:.0f} ms)"
-        )
+        time_after_batches(explain, args)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
