@@ -45,15 +45,6 @@ django_env("schedlab_bench", "127.0.0.1,localhost", redis=True, debug=False)
 SNAPSHOT_BYTES = str(1 << 30)  # the frozen state of 150,000 pods is larger than the default cap
 
 
-def peak_mib(pid: int) -> int:
-    """A process's peak resident set (VmHWM), MiB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) // 1024
-    return 0
-
-
 def workload(pending: int) -> list[dict]:
     requests_ = {"cpu": "100m", "memory": "128Mi"}
     container = {"name": "main", "image": "app:1", "resources": {"requests": requests_}}
@@ -143,7 +134,7 @@ def main() -> int:
         web_rss, worker_rss = rss_mib(child), rss_mib(worker.pid)
         print(f"after the prewarm: web {web_rss} MiB, worker {worker_rss} MiB", flush=True)
         d = dry_run(base, token, cluster.pk, args.pending)
-        web_peak, worker_peak = peak_mib(child), peak_mib(worker.pid)
+        web_peak, worker_peak = rss_mib(child, peak=True), rss_mib(worker.pid, peak=True)
     finally:
         web.terminate()
         worker.terminate()
