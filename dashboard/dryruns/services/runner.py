@@ -99,10 +99,33 @@ def _claim_once(run_id: int) -> DryRun | None:
     return run
 
 
+def _still_ours(run: DryRun) -> bool:
+    """Is this attempt still the run's own? Locks the row until the transaction ends.
+
+    A worker too busy to beat (a long pause of its whole process) can be taken
+    for lost: the reaper queues the run again and another attempt starts. The
+    late attempt then stores nothing, so no run is stored twice.
+    """
+    mine = (
+        DryRun.objects.select_for_update()
+        .filter(pk=run.pk, attempts=run.attempts, status=run.status)
+        .exists()
+    )
+    if not mine:
+        log.warning(
+            "dry-run %s: attempt %s was superseded (taken for lost); its results are dropped",
+            run.pk,
+            run.attempts,
+        )
+    return mine
+
+
 def _finish(run: DryRun, status: str, **fields: Any) -> None:
+    """The run's end, written only while this attempt is still the run's own."""
     fields.update(status=status, finished_at=timezone.now(), heartbeat_at=timezone.now())
-    _retrying_db(lambda: DryRun.objects.filter(pk=run.pk).update(**fields))
-    _publish(run.pk, status=status, progress=fields.get("progress", run.progress))
+    ours = DryRun.objects.filter(pk=run.pk, attempts=run.attempts, status=run.status)
+    if _retrying_db(lambda: ours.update(**fields)):
+        _publish(run.pk, status=status, progress=fields.get("progress", run.progress))
 
 
 def _config_for(run: DryRun) -> SchedulerConfig:
@@ -246,6 +269,8 @@ def _run(run: DryRun) -> None:
 
         def store() -> None:
             with transaction.atomic():
+                if not _still_ours(run):
+                    return
                 DryRunResultPage.objects.filter(dry_run_id=run.pk).delete()
                 DryRunResultPage.objects.bulk_create(pages)
                 store_indexes(run.pk, indexes)
