@@ -5,6 +5,7 @@
   :class:`DefaultNormalized` is the NormalizeScore of the plugins that use it.
 * :class:`NodeLocalFilter` is the Filter of the plugins that judge a node from
   the pod's spec and that node alone, with one fixed reason.
+* :func:`pod_group_state` reads a pod group's state as upstream's snapshot does.
 * :class:`NodeSignatures` backs the vectorised ``filter_batch``/``score_batch``
   fast paths: many nodes carry identical labels (once the hostname label is
   set aside) and identical taints, so a per-pod check is evaluated once per
@@ -30,6 +31,7 @@ from ..objects import Node, Pod, Taint
 if TYPE_CHECKING:  # pragma: no cover
     from ..framework.cycle_state import CycleState
     from ..framework.interfaces import Handle
+    from ..framework.pod_group_state import PodGroupState
     from ..framework.snapshot import Snapshot
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "NodeSignatures",
     "default_normalize_score",
     "default_normalize_scores_array",
+    "pod_group_state",
     "signatures_for",
     "snapshot_of",
 ]
@@ -133,6 +136,15 @@ class NodeLocalFilter:
         if self.fits(pod, node_info):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.REASON)
+
+
+def pod_group_state(handle: Handle | None, key: str) -> PodGroupState | Status:
+    """The state of pod group ``key``, or the Error upstream's snapshot gives for an unknown one."""
+    assert handle is not None
+    st = handle.pod_group_states().get(key)
+    if st is None:
+        return Status(Code.ERROR, f"pod group state not found for pod group {key}")
+    return st
 
 
 # -- vectorised views --------------------------------------------------------------
