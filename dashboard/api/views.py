@@ -49,6 +49,8 @@ NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
 # a node's name as Kubernetes allows it (a DNS subdomain)
 NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+# a namespaced object's namespace (a DNS label) and name, as URL path segments
+NAMESPACED = r"(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)"
 
 
 class Base(viewsets.GenericViewSet):
@@ -94,7 +96,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+        url_path=rf"pods/{NAMESPACED}/explanation",
         # every node's record: megabytes at thousands of nodes, written by orjson
         renderer_classes=fast_json_renderers(),
     )
@@ -140,7 +142,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"gangs/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)",
+        url_path=rf"gangs/{NAMESPACED}",
     )
     def gang(
         self,
