@@ -194,6 +194,44 @@ class FixSerializer(serializers.Serializer):
     )
 
 
+class RejectedNodeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    failures = FailureSerializer(many=True, help_text="every filter plugin that rejects the node")
+
+
+class RejectionSerializer(serializers.Serializer):
+    plugin = serializers.CharField(help_text="the first filter plugin that rejects these nodes")
+    reason = serializers.CharField(help_text="its reason, in the plugin's own wording")
+    count = serializers.IntegerField(help_text="nodes rejected first for this reason (exact)")
+    nodes = RejectedNodeSerializer(many=True, help_text="a sample: at most 10 of them")
+    more = serializers.IntegerField(help_text="the nodes of the group not listed")
+
+
+class TopScoredSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    score = serializers.IntegerField(help_text="the final weighted total")
+    plugins = serializers.DictField(
+        child=serializers.DictField(), help_text="plugin → raw, normalized, weighted"
+    )
+
+
+class NodeSummarySerializer(serializers.Serializer):
+    nodes = serializers.IntegerField(allow_null=True, help_text="nodes in the snapshot")
+    feasible = serializers.IntegerField(help_text="nodes that pass every filter")
+    rejected = serializers.IntegerField(help_text="nodes some filter rejects")
+    rejections = RejectionSerializer(
+        many=True, help_text="rejected nodes by first failing plugin and reason, largest first"
+    )
+    topScored = TopScoredSerializer(
+        many=True, help_text="the feasible nodes with the highest totals (at most 10)"
+    )
+
+
+def _every_node(what: str) -> serializers.DictField:
+    """A per-node map of the explanation, sent with include=nodes."""
+    return serializers.DictField(required=False, help_text=f"include=nodes: {what}")
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -204,20 +242,26 @@ class ExplanationSerializer(serializers.Serializer):
     victims = serializers.ListField(child=serializers.CharField(), required=False)
     events = EventSerializer(many=True, required=False)
     preEnqueue = serializers.DictField(child=serializers.CharField(), required=False)
-    scores = serializers.DictField(required=False)
-    filterFailures = serializers.DictField(required=False)
-    pluginScores = serializers.DictField(required=False)
-    record = serializers.DictField(required=False)
+    nodeSummary = NodeSummarySerializer(
+        required=False, help_text="the node verdicts in brief (not for a bound pod)"
+    )
+    scores = _every_node("node → total")
+    filterFailures = _every_node("node → its first failure")
+    allFilterFailures = _every_node("node → every failure")
+    pluginScores = _every_node("node → plugin → raw, normalized, weighted")
+    record = _every_node("extension point → node → plugin → value")
     nearest = NearestNodeSerializer(
         many=True,
         required=False,
-        help_text="unschedulable pods: the closest nodes (at most 10), closest first",
+        help_text="include=whatif, unschedulable pods: the closest nodes (at most 10), "
+        "closest first",
     )
     fixes = FixSerializer(
         many=True,
         required=False,
-        help_text="unschedulable pods: changes that make the pod fit, each verified by the "
-        "engine with the active profile, cheapest first (at most 5, one per kind)",
+        help_text="include=whatif, unschedulable pods: changes that make the pod fit, each "
+        "verified by the engine with the active profile, cheapest first (at most 5, one per "
+        "kind)",
     )
 
 

@@ -25,6 +25,7 @@ from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput, ConfigMapWriteError, NotCancellable
 from dashboard.dryruns.services.results import read_results
 from dashboard.explain import hardware
+from dashboard.explain.answer import INCLUDE, IncludeError, answer, parse_include
 from dashboard.explain.gangs import GangsUnavailable, find_gang, pending_gangs
 from dashboard.explain.live import explain_pod
 from dashboard.explain.orphans import settings_of, unschedulable, update_settings
@@ -92,12 +93,26 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     serializer_class = s.ClusterSerializer
     action_roles = {"rollback": ADMIN}
 
-    @extend_schema(responses=s.ExplanationSerializer)
+    @extend_schema(
+        responses=s.ExplanationSerializer,
+        parameters=[
+            OpenApiParameter(
+                "include",
+                {"type": "array", "items": {"type": "string", "enum": list(INCLUDE)}},
+                explode=False,
+                description="sections to add (comma-separated): `nodes`, every node's record "
+                "(scores, filterFailures, allFilterFailures, pluginScores, record; megabytes at "
+                "thousands of nodes); `whatif`, the nearest nodes and verified changes of a pod "
+                "that does not fit (computed only when asked). Without it: the verdict, the "
+                "events and nodeSummary.",
+            )
+        ],
+    )
     @action(
         detail=True,
         methods=["get"],
         url_path=rf"pods/{NAMESPACED}/explanation",
-        # every node's record: megabytes at thousands of nodes, written by orjson
+        # with include=nodes, every node's record: megabytes at thousands of nodes, by orjson
         renderer_classes=fast_json_renderers(),
     )
     def explanation(
@@ -108,12 +123,17 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         name: str = "",
         **kw: Any,
     ) -> Response:
+        raw = request.query_params.getlist("include")
+        try:
+            include = parse_include(raw)
+        except IncludeError as exc:
+            raise ValidationError({"include": [str(exc)]}) from None
         cluster = self.get_object()
         try:
-            data = explain_pod(cluster, namespace, name)
+            data = explain_pod(cluster, namespace, name, whatif="whatif" in include)
         except Pod.DoesNotExist as exc:
             raise NotFound(str(exc)) from None
-        return Response(data)
+        return Response(answer(data, include))
 
     @extend_schema(operation_id="clusters_gangs_list", responses=s.GangSerializer(many=True))
     @action(detail=True, methods=["get"], url_path="gangs", pagination_class=None)
