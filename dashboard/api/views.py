@@ -32,6 +32,7 @@ from dashboard.explain.orphans import settings_of, unschedulable, update_setting
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
+from .gpu_serializers import GpuFleetSerializer, GpuNodeSerializer, InconsistencySerializer
 from .params import (
     OFFSET_MAX,
     StrictLimitOffsetPagination,
@@ -219,13 +220,13 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             return Response(settings_of(cluster))
         return Response(update_settings(cluster, request.data))
 
-    @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
+    @extend_schema(operation_id="clusters_gpus_retrieve", responses=GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
     def gpus(self, request: Request, pk: str | None = None) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=GpuNodeSerializer)
     @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
@@ -235,7 +236,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise NotFound(f"node {node} of cluster {cluster.name} has no GPUs or does not exist")
         return Response(view.to_dict())
 
-    @extend_schema(responses=s.InconsistencySerializer(many=True))
+    @extend_schema(responses=InconsistencySerializer(many=True))
     @action(detail=True, methods=["get"], url_path="gpu-inconsistencies", pagination_class=None)
     def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
         """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,
