@@ -71,7 +71,7 @@ class Base(viewsets.GenericViewSet):
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, BadInput):
             exc = ValidationError(exc.errors)
-        elif isinstance(exc, NotCancellable):
+        elif isinstance(exc, NotCancellable | GangsUnavailable):
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         elif isinstance(exc, ConfigMapWriteError):
             # recorded (inactive, with the error); the active profile is unchanged
@@ -142,10 +142,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         """Pod groups (either gang API) with pending members: how many fit and where, what
         blocks the rest by reason, the quorum they lack (the engine, with the active profile).
         409 when the cluster is too large to schedule within a request."""
-        try:
-            return Response(pending_gangs(self.get_object()))
-        except GangsUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(pending_gangs(self.get_object()))
 
     @extend_schema(
         operation_id="clusters_gangs_retrieve",
@@ -180,10 +177,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise ValidationError(
                 {"api": [f"must be {NATIVE_GANG_API} or {COSCHEDULING_API}, not {api!r}"]}
             )
-        try:
-            g = find_gang(cluster, namespace, name, api)
-        except GangsUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        g = find_gang(cluster, namespace, name, api)
         if g is None:
             raise NotFound(
                 f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
