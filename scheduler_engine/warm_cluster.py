@@ -364,15 +364,17 @@ class WarmCluster:
         *,
         seed: int = 0,
         registry: Registry | None = None,
+        whatif: bool = True,
     ) -> dict[str, Any]:
         """Schedule one pending pod on the running state, with explanations.
 
         Returns the pod's result as in the CLI contract (``--explain``, so with
-        ``nearest`` and ``fixes`` when it does not fit) with the run's ``summary``.  Raises :class:`InputError` for a pod that does not
-        parse or is already bound.
+        ``nearest`` and ``fixes`` when it does not fit, unless ``whatif`` is
+        False) with the run's ``summary``.  Raises :class:`InputError` for a
+        pod that does not parse or is already bound.
         """
         result = self.schedule(
-            [pod_obj], config, seed=seed, explain=True, registry=registry, whatif=True
+            [pod_obj], config, seed=seed, explain=True, registry=registry, whatif=whatif
         )
         pod = result["results"][0] if result["results"] else {"pod": _pod_key(pod_obj)}
         pod["summary"] = result["summary"]

@@ -37,8 +37,6 @@ from .interfaces import (
     BatchFilterPlugin,
     BatchScoreExtensions,
     BatchScorePlugin,
-    NodeLocalFilterPlugin,
-    NodeLocalScorePlugin,
     NodeScore,
     NodeToStatus,
     PostFilterResult,
@@ -157,14 +155,14 @@ class Framework(FilterLoop):
         }
         # vectorised plugins with node-local answers → their per-node answer (see node_memo)
         self._memo_scores = {
-            n: score_value(p.score)
-            for n, p, _ in self.score_plugins
-            if isinstance(p, NodeLocalScorePlugin) and p.node_local_score
+            n: score_value(self.plugins[n].score)
+            for n in self._score_batch
+            if getattr(self.plugins[n], "node_local_score", False)
         }
         self._memo_filters = {
-            n: filter_verdict(p.filter)
-            for n, p in self.filter_plugins
-            if isinstance(p, NodeLocalFilterPlugin) and p.node_local_filter
+            n: filter_verdict(f)
+            for n, f, fb in self._filters
+            if fb is not None and getattr(self.plugins[n], "node_local_filter", False)
         }
         # score extensions' types → whether they offer normalize_score_batch
         self._batch_ext: dict[type, bool] = {}
@@ -364,14 +362,14 @@ class Framework(FilterLoop):
             if passes is not None:
                 passed = passes[f]
                 if passed is not None and passed[j]:
-                    values[name] = status_value(None)
+                    values[name] = {"code": "Success", "reasons": []}
                     continue
             try:
                 s = filt(state, pod, node_info)
             except Exception as exc:
                 s = plugin_error(exc, name)
             if s is None:
-                values[name] = status_value(None)
+                values[name] = {"code": "Success", "reasons": []}
                 continue
             if s.code != Code.SUCCESS:
                 s = filter_status(s, name)
@@ -385,7 +383,7 @@ class Framework(FilterLoop):
         assert self.recorder is not None
         values = self.recorder.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
         for name, _, _ in filters:
-            values[name] = status_value(None)
+            values[name] = {"code": "Success", "reasons": []}
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

@@ -418,29 +418,6 @@ def test_vectorised_methods_are_found_by_their_protocols():
     assert [c for c, _ in batchy.calls].count("score") == 0
 
 
-def test_node_local_markers_are_read_from_their_protocols_and_optional():
-    def ones(s, p, nodes):
-        return np.ones(len(nodes), dtype=np.int64)
-
-    def batchy(name):
-        return Fake(
-            name, filter=None, filter_batch=ones, score=1, score_batch=ones, score_extensions=None
-        )
-
-    unmarked, local, declined = batchy("A"), batchy("B"), batchy("C")
-    local.node_local_filter = local.node_local_score = True
-    declined.node_local_filter = declined.node_local_score = False
-    plugins = [unmarked, local, declined]
-    fwk, ctx = build_framework(
-        {"filter": ["A", "B", "C"], "score": [("A", 1), ("B", 1), ("C", 1)]}, plugins, NODES
-    )
-    assert set(fwk.plugins) == {"A", "B", "C"}
-    assert list(fwk._memo_filters) == ["B"] and list(fwk._memo_scores) == ["B"]
-    nodes = ctx.snapshot.node_info_list
-    found = fwk.find_nodes_that_pass_filters(CycleState(), POD, nodes, 0, 3)
-    assert [ni.name for ni in found.feasible] == ["n0", "n1", "n2"]
-
-
 def test_filter_errors_read_the_same_batched_or_not():
     a = Fake("A", filter=Status(Code.WAIT, "w"), filter_batch=_raise)
     for explain in (False, True):
