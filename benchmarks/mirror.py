@@ -13,7 +13,6 @@ It uses a scratch database `schedlab_bench` (or `SCHEDLAB_BENCH_DB`), dropped an
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
@@ -32,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import ensure_database, rss_mib  # noqa: E402
+from benchmarks.common import arguments, ensure_database, rss_mib  # noqa: E402
 
 # SCHEDLAB_BENCH_DB: a database of one's own, which no other benchmark drops meanwhile
 DB_NAME = os.environ.get("SCHEDLAB_BENCH_DB", "schedlab_bench")
@@ -187,12 +186,13 @@ async def websocket_latency(kube: KubeServer, samples: int, headers: list) -> li
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pods", type=int, default=50000)
-    parser.add_argument("--updates", type=int, default=5000)
-    parser.add_argument("--samples", type=int, default=20)
-    args = parser.parse_args()
+    args = arguments(
+        __doc__,
+        nodes=(5000, "nodes the API server serves"),
+        pods=(50000, "pods the API server serves"),
+        updates=(5000, "pod updates for the watch throughput"),
+        samples=(20, "watch events timed to the websocket"),
+    ).parse_args()
 
     ensure_database(fresh=True)
     import django

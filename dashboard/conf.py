@@ -52,9 +52,10 @@ def max_reported_errors() -> int:
 def stale_seconds() -> float:
     """A running dry-run whose heartbeat is older than this lost its worker (20 s).
 
-    A running dry-run beats every :func:`heartbeat_seconds` from a thread of its
-    own, whatever the engine is doing; with the reaper's interval a lost worker
-    is noticed within ``stale + reap`` = 25 s.
+    A running dry-run beats every :func:`heartbeat_seconds` from a small process
+    of its own, whatever the worker's GIL is doing, until the worker process
+    ends; with the reaper's interval a lost worker is noticed within
+    ``stale + reap`` = 25 s.
     """
     return float(_get("SCHEDLAB_DRYRUN_STALE_SECONDS", 20.0))
 

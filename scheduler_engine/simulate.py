@@ -498,6 +498,8 @@ class _Run:
         fwk = members[0].fwk
         atts, outcome = self.group_sched.schedule_pod_group(fwk, PodGroupInfo(ns, name), pods)
         self.gang_outcomes[key] = (outcome, pods)
+        if not self.explain:
+            outcome.compact()
         for m, att in zip(members, atts, strict=True):
             self._finished(m, att)
             if att.status == AttemptStatus.WAITING:
@@ -584,6 +586,8 @@ class _Run:
             )
         st.events.append(event)
         self.stream.append({"pod": pod.key, **event})
+        if not self.explain:
+            att.compact()  # only an explanation reads the status of every node
 
     def _record_preempted(self, preemptor: Pod, first: int) -> None:
         for e in self.ctx.evictions[first:]:

@@ -50,6 +50,8 @@ NATIVE_GANG_API = "scheduling.k8s.io/v1alpha2"
 COSCHEDULING_API = "scheduling.x-k8s.io/v1alpha1"
 # a node's name as Kubernetes allows it (a DNS subdomain)
 NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+# a namespaced object's namespace (a DNS label) and name, as URL path segments
+NAMESPACED = r"(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)"
 
 
 class Base(viewsets.GenericViewSet):
@@ -109,7 +111,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"pods/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)/explanation",
+        url_path=rf"pods/{NAMESPACED}/explanation",
         # with include=nodes, every node's record: megabytes at thousands of nodes, by orjson
         renderer_classes=fast_json_renderers(),
     )
@@ -160,7 +162,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"gangs/(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)",
+        url_path=rf"gangs/{NAMESPACED}",
     )
     def gang(
         self,
