@@ -9,7 +9,6 @@ of the engine CLI's contract (``results`` in queue order, then ``summary``).
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 import time
@@ -90,11 +89,6 @@ class _PodState:
         self.victims: list[str] = []
         self.nominated: str | None = None
         self.events: list[ev.Event] = []
-
-
-def _working_copy(cluster: ClusterState) -> ClusterState:
-    """The cluster with pending pods copied: scheduling sets their node and nomination."""
-    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
 
 
 def default_clock(pods: Iterable[Pod], pod_groups: Iterable[Mapping[str, Any]]) -> float:
@@ -210,7 +204,7 @@ class _Run:
         self.explain = explain
         # the events plugins of one's own register (plugin_api's EVENTS)
         self.plugin_events = registry.requeue_events()
-        work = _working_copy(cluster)
+        work = cluster.with_pending_copied()
         self.running = [p for p in work.pods if p.node_name]
         if snapshot is None:
             snapshot = Snapshot(work.nodes, self.running, work.namespaces)

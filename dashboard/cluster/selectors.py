@@ -235,21 +235,12 @@ def overview(cluster: Cluster) -> dict[str, Any]:
         "podsPending": pods["pending"],
         "gpusPending": pods["pending_gpu"],
         "allocation": {
-            "cpu": {
-                "requested": pods["cpu"],
-                "allocatable": nodes["cpu"] or 0,
-                "share": share(pods["cpu"], nodes["cpu"]),
-            },
-            "memory": {
-                "requested": pods["memory"],
-                "allocatable": nodes["memory"] or 0,
-                "share": share(pods["memory"], nodes["memory"]),
-            },
-            "gpu": {
-                "requested": pods["gpu"],
-                "allocatable": nodes["gpu"] or 0,
-                "share": share(pods["gpu"], nodes["gpu"]),
-            },
+            r: {
+                "requested": pods[r],
+                "allocatable": nodes[r] or 0,
+                "share": share(pods[r], nodes[r]),
+            }
+            for r in ("cpu", "memory", "gpu")
         },
     }
 

@@ -34,10 +34,11 @@ class FilterPass:
     ``feasible`` in the rotated order the nodes were examined; ``examined`` how
     many nodes count as processed (upstream's ``len(feasible) + len(statuses)``);
     ``rejected`` the rejected nodes with their statuses, in examination order;
-    ``error`` the first Error, which ends the search.
+    ``error`` the first Error, which ends the search; ``verdicts`` the
+    vectorised filters' verdicts per node, by plugin name, when they ran.
     """
 
-    __slots__ = ("error", "examined", "feasible", "rejected")
+    __slots__ = ("error", "examined", "feasible", "rejected", "verdicts")
 
     def __init__(
         self,
@@ -45,11 +46,13 @@ class FilterPass:
         examined: int,
         rejected: list[tuple[str, Status]] | None = None,
         error: Status | None = None,
+        verdicts: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.feasible = feasible
         self.examined = examined
         self.rejected = rejected if rejected is not None else []
         self.error = error
+        self.verdicts = verdicts
 
 
 class FilterLoop:
@@ -137,6 +140,15 @@ class FilterLoop:
                 quick = self._diagnose_vectorised(state, pod, nodes, active)
                 if quick is not None:
                     return quick
+            if found.verdicts:
+                # each node's exact status: only the filters its verdicts do not pass run
+                verdicts = found.verdicts
+                known = [verdicts.get(name) for name, _, _ in active]
+                passes = [None if v is None else v.tolist() for v in known]
+                passes.append(None)  # (no node passes every filter: none is feasible)
+                return self._pass_per_node(
+                    state, pod, nodes, range(start, start + n), start, to_find, active, passes
+                )
         return self._pass_per_node(
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
@@ -196,6 +208,7 @@ class FilterLoop:
     ) -> FilterPass:
         n = len(nodes)
         mask: np.ndarray | None = None
+        verdicts: dict[str, np.ndarray] = {}
         memo = self._node_memo(state, pod, nodes) if self._memo_filters else None
         for name, fb in vectorised:
             m = None
@@ -208,6 +221,7 @@ class FilterLoop:
                     m = fb(state, pod, nodes)
                 except Exception as exc:
                     return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
+            verdicts[name] = m
             mask = m if mask is None else (mask & m)
         idx = np.flatnonzero(mask)
         if start:
@@ -223,10 +237,11 @@ class FilterLoop:
             state.write(FEASIBLE_ROWS, (feasible, nodes, rows))
             if len(chosen) >= to_find:
                 return FilterPass(feasible, ((chosen[-1] - start) % n) + 1)
-            return FilterPass(feasible, n)
+            return FilterPass(feasible, n, verdicts=verdicts)
         found = self._pass_per_node(state, pod, nodes, idx.tolist(), start, to_find, rest)
         if found.error is not None:
             found.examined = 0
+        found.verdicts = verdicts
         return found
 
     def _pass_per_node(

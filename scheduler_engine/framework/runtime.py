@@ -344,6 +344,11 @@ class Framework(FilterLoop):
         every = self.recorder is not None and self._record_filters
         if not every:
             # not recorded: the hook's conversion inline (the hot path), stopping at the first no
+            if passes is not None:
+                # only the filters the vectorised verdicts do not pass
+                filters = [
+                    f for f, v in zip(filters, passes, strict=False) if v is None or not v[j]
+                ]
             for name, filt, _ in filters:
                 try:
                     s = filt(state, pod, node_info)
