@@ -141,6 +141,17 @@ def resolved_priority() -> Coalesce:
     )
 
 
+def unplaced_objects(cluster: Cluster) -> list[dict[str, Any]]:
+    """The pods the engine counts as pending (no node, not finished), as objects, in the
+    order a snapshot export lists them, which breaks queue ties."""
+    return list(
+        Pod.objects.filter(cluster=cluster, node_name="")
+        .exclude(phase__in=DONE_PHASES)
+        .order_by("namespace", "name")
+        .values_list("obj", flat=True)
+    )
+
+
 def pending_pods(cluster: Cluster) -> QuerySet[Pod]:
     """Pods in phase Pending without a node (unordered: callers filter and order)."""
     return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").annotate(
