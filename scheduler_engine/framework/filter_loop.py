@@ -16,6 +16,7 @@ from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .node_memo import FEASIBLE_ROWS, NodeMemo, pod_spec_signature
 from .outcomes import filter_status, plugin_error
+from .recorder import PASSED
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,8 +97,13 @@ class FilterLoop:
     ) -> Status | None:
         raise NotImplementedError
 
-    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, passed: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def passed_values(filters: list[_Filter]) -> dict[str, Any]:
+        """What a node passing every one of ``filters`` records: name → PASSED, in order."""
+        return dict.fromkeys((name for name, _, _ in filters), PASSED)
 
     def _filter_node_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
@@ -265,6 +271,7 @@ class FilterLoop:
         )
         active = self.active_filters(state)
         every = passes[-1] if passes is not None else None
+        passed = self.passed_values(filters) if explain and every is not None else {}
         for k in order:
             j = k % n
             ni = nodes[j]
@@ -273,7 +280,7 @@ class FilterLoop:
             elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
             elif every is not None and every[j]:
-                self._record_passed(pod, ni, filters)
+                self._record_passed(pod, ni, passed)
                 s = None
             else:
                 s = self._filter_node(state, pod, ni, filters, passes, j)
