@@ -2,13 +2,14 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \
     .venv/bin/python benchmarks/explain_warm.py [--cluster bench-pages --samples 60]
-        [--batch 500 --batches 10] [--profile FILE]
+        [--batch 500 --batches 10] [--profile FILE] [--include nodes,whatif]
 
 Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
 5,000 nodes / 50,000 pods; ``benchmarks/mirror.py`` leaves ``bench`` in
 ``schedlab_bench``, 15,000 / 150,000). Builds this process's warm copy
-(``dashboard.explain.live``), then times ``explain_pod`` for --samples pending
-pods in turn (what the explanation endpoint does, without HTTP). Then, --batches
+(``dashboard.explain.live``), then times --samples pending pods in turn as the
+explanation endpoint answers them without HTTP: ``explain_pod``, the answer with
+the sections --include names (none by default, as the API), rendered by orjson. Then, --batches
 times: --batch running pods are rewritten through the mirror's writer
 (``apply_changes``: new resourceVersion, new annotation) and the next
 explanation is timed, which first brings the warm copy up to date.
@@ -27,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, pct  # noqa: E402
+from benchmarks.common import arguments, django_env, pct  # noqa: E402
 
 django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
@@ -36,31 +37,36 @@ MS = 1000
 
 
 def parse_args() -> argparse.Namespace:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench-pages")
-    ap.add_argument("--samples", type=int, default=60)
-    ap.add_argument("--batch", type=int, default=500)
-    ap.add_argument("--batches", type=int, default=10)
-    ap.add_argument("--profile", default="")
-    ap.add_argument(
-        "--profile-batches", default="", help="cProfile of the explanations after a batch"
-    )
-    return ap.parse_args()
+    return arguments(
+        __doc__,
+        cluster="bench-pages",
+        samples=60,
+        batch=(500, "running pods rewritten per batch"),
+        batches=(10, "batches"),
+        profile=("", "cProfile of the warm explanations, to this file"),
+        include=("", "the API's include= (nodes,whatif: every section)"),
+        profile_batches=("", "cProfile of the explanations after a batch, to this file"),
+    ).parse_args()
 
 
 class Explainer:
-    """Explains the cluster's pending pods in turn, keeping each explanation's CPU time."""
+    """Explains the cluster's pending pods in turn as the API does (the engine, the answer's
+    sections, orjson), keeping each explanation's CPU time."""
 
-    def __init__(self, cluster, pending: list[tuple[str, str]]) -> None:
+    def __init__(self, cluster, pending: list[tuple[str, str]], include: frozenset[str]) -> None:
+        from dashboard.api.renderers import FastJSONRenderer
+        from dashboard.explain.answer import answer
         from dashboard.explain.live import explain_pod
 
-        self.cluster, self.pending, self.cpu = cluster, pending, []
-        self.explain_pod = explain_pod  # imported once, outside the timed calls
+        self.cluster, self.pending, self.cpu, self.include = cluster, pending, [], include
+        # imported once, outside the timed calls
+        self.explain_pod, self.answer, self.render = explain_pod, answer, FastJSONRenderer().render
 
     def __call__(self, i: int) -> float:
         ns, name = self.pending[i % len(self.pending)]
         t, c = time.perf_counter(), time.process_time()
-        self.explain_pod(self.cluster, ns, name)
+        result = self.explain_pod(self.cluster, ns, name, whatif="whatif" in self.include)
+        self.render(self.answer(result, self.include))
         self.cpu.append(time.process_time() - c)
         return time.perf_counter() - t
 
@@ -84,14 +90,15 @@ def time_warm(explain: Explainer, samples: int, profile: str) -> None:
     )
 
 
-def time_rendering(cluster, pod: tuple[str, str]) -> None:
-    """What the API then does with the answer: render it as JSON."""
+def time_rendering(explain: Explainer, pod: tuple[str, str]) -> None:
+    """The answer's size, and what rendering it as JSON costs."""
     from rest_framework.renderers import JSONRenderer
 
     from dashboard.api.renderers import FastJSONRenderer
     from dashboard.explain import live
 
-    answer = live.explain_pod(cluster, *pod)
+    whatif = "whatif" in explain.include
+    answer = explain.answer(live.explain_pod(explain.cluster, *pod, whatif=whatif), explain.include)
     for label, renderer in (("DRF json", JSONRenderer()), ("orjson", FastJSONRenderer())):
         c = time.process_time()
         for _ in range(5):
@@ -150,6 +157,7 @@ def main() -> int:
 
     from dashboard.cluster.models import Cluster, Pod
     from dashboard.explain import live
+    from dashboard.explain.answer import parse_include
 
     call_command("migrate", verbosity=0)
     cluster = Cluster.objects.get(name=args.cluster)
@@ -163,9 +171,9 @@ def main() -> int:
     t0 = time.perf_counter()
     live.warm_cluster(cluster)
     print(f"warm copy built in {time.perf_counter() - t0:.1f} s: {live.warm_stats(cluster)}")
-    explain = Explainer(cluster, pending)
+    explain = Explainer(cluster, pending, parse_include([args.include]))
     time_warm(explain, args.samples, args.profile)
-    time_rendering(cluster, pending[0])
+    time_rendering(explain, pending[0])
     if args.batches:
         time_after_batches(explain, args)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

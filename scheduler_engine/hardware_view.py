@@ -303,6 +303,18 @@ class _Holders:
         return nodes
 
 
+# what a stood-in MIG parent takes from its partitions: the physical GPU's model and place
+_SHARED_WITH_PARTITIONS = (
+    "product",
+    "architecture",
+    "numa_node",
+    "pcie_root",
+    "nvlink_domain",
+    "driver",
+    "pool",
+)
+
+
 def _dra_devices(
     node: Node, slices: Iterable[Mapping[str, Any]], holders: _Holders
 ) -> list[GpuDevice]:
@@ -361,21 +373,8 @@ def _dra_devices(
     # a MIG-enabled parent is not published itself: stand in for it
     for parent_name, parts in parents.items():
         first = next(g for g in out if g.name == parts[0])
-        out.append(
-            GpuDevice(
-                name=parent_name,
-                source="dra",
-                type="gpu",
-                product=first.product,
-                architecture=first.architecture,
-                numa_node=first.numa_node,
-                pcie_root=first.pcie_root,
-                nvlink_domain=first.nvlink_domain,
-                driver=first.driver,
-                pool=first.pool,
-                partitions=tuple(parts),
-            )
-        )
+        shared = {f: getattr(first, f) for f in _SHARED_WITH_PARTITIONS}
+        out.append(GpuDevice(name=parent_name, source="dra", partitions=tuple(parts), **shared))
     return out
 
 
@@ -441,6 +440,29 @@ def _plugin_cells(
     ]
 
 
+# the GPU counts compared two by two: kind, the two views (their detail keys), message
+_VIEW_PAIRS = (
+    (
+        ALLOCATABLE_VS_GFD,
+        "allocatable",
+        "gfdCount",
+        GPU_RESOURCE + " allocatable is {} but GPU Feature Discovery counts {} GPUs",
+    ),
+    (
+        ALLOCATABLE_VS_DEVICES,
+        "allocatable",
+        "devices",
+        GPU_RESOURCE + " allocatable is {} but ResourceSlices list {} GPUs",
+    ),
+    (
+        GFD_VS_DEVICES,
+        "gfdCount",
+        "devices",
+        "GPU Feature Discovery counts {} GPUs but ResourceSlices list {}",
+    ),
+)
+
+
 def _inconsistencies(
     node: Node,
     allocatable: int | None,
@@ -450,32 +472,11 @@ def _inconsistencies(
     orphans: list[tuple[str, tuple[str, ...], list[str]]],
 ) -> list[Inconsistency]:
     out: list[Inconsistency] = []
-    if allocatable is not None and gfd is not None and allocatable != gfd:
-        out.append(
-            Inconsistency(
-                ALLOCATABLE_VS_GFD,
-                f"{GPU_RESOURCE} allocatable is {allocatable} but GPU Feature Discovery "
-                f"counts {gfd} GPUs",
-                {"allocatable": allocatable, "gfdCount": gfd},
-            )
-        )
-    if allocatable is not None and devices is not None and allocatable != devices:
-        out.append(
-            Inconsistency(
-                ALLOCATABLE_VS_DEVICES,
-                f"{GPU_RESOURCE} allocatable is {allocatable} but ResourceSlices list "
-                f"{devices} GPUs",
-                {"allocatable": allocatable, "devices": devices},
-            )
-        )
-    if gfd is not None and devices is not None and gfd != devices:
-        out.append(
-            Inconsistency(
-                GFD_VS_DEVICES,
-                f"GPU Feature Discovery counts {gfd} GPUs but ResourceSlices list {devices}",
-                {"gfdCount": gfd, "devices": devices},
-            )
-        )
+    views = {"allocatable": allocatable, "gfdCount": gfd, "devices": devices}
+    for kind, a, b, message in _VIEW_PAIRS:
+        x, y = views[a], views[b]
+        if x is not None and y is not None and x != y:
+            out.append(Inconsistency(kind, message.format(x, y), {a: x, b: y}))
     if requested and requested > (allocatable or 0):
         out.append(
             Inconsistency(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .documents import object_ref
 from .errors import InputError
@@ -160,6 +160,18 @@ def intree_handle(kind: str, src: Mapping[str, Any], labels: Mapping[str, str] |
 # -- parsed objects -------------------------------------------------------------
 
 
+_Annotated = TypeVar("_Annotated", "ClaimInfo", "VolumeInfo")
+
+
+def _annotated_copy(obj: _Annotated) -> _Annotated:
+    """A shallow copy with an annotations dict of its own, the one field binding changes in place."""
+    c = object.__new__(type(obj))
+    for s in type(obj).__slots__:
+        setattr(c, s, getattr(obj, s))
+    c.annotations = dict(obj.annotations)
+    return c
+
+
 class ClaimInfo:
     """A PersistentVolumeClaim."""
 
@@ -229,11 +241,7 @@ class ClaimInfo:
         return _ceil(self.request)
 
     def copy(self) -> ClaimInfo:
-        c = object.__new__(ClaimInfo)
-        for s in ClaimInfo.__slots__:
-            setattr(c, s, getattr(self, s))
-        c.annotations = dict(self.annotations)
-        return c
+        return _annotated_copy(self)
 
     def __repr__(self) -> str:
         return f"PVC({self.key} -> {self.volume_name or '-'})"
@@ -334,11 +342,7 @@ class VolumeInfo:
         return not cr[2] or cr[2] == claim.uid
 
     def copy(self) -> VolumeInfo:
-        c = object.__new__(VolumeInfo)
-        for s in VolumeInfo.__slots__:
-            setattr(c, s, getattr(self, s))
-        c.annotations = dict(self.annotations)
-        return c
+        return _annotated_copy(self)
 
     def __repr__(self) -> str:
         return f"PV({self.name})"

@@ -194,6 +194,44 @@ class FixSerializer(serializers.Serializer):
     )
 
 
+class RejectedNodeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    failures = FailureSerializer(many=True, help_text="every filter plugin that rejects the node")
+
+
+class RejectionSerializer(serializers.Serializer):
+    plugin = serializers.CharField(help_text="the first filter plugin that rejects these nodes")
+    reason = serializers.CharField(help_text="its reason, in the plugin's own wording")
+    count = serializers.IntegerField(help_text="nodes rejected first for this reason (exact)")
+    nodes = RejectedNodeSerializer(many=True, help_text="a sample: at most 10 of them")
+    more = serializers.IntegerField(help_text="the nodes of the group not listed")
+
+
+class TopScoredSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    score = serializers.IntegerField(help_text="the final weighted total")
+    plugins = serializers.DictField(
+        child=serializers.DictField(), help_text="plugin → raw, normalized, weighted"
+    )
+
+
+class NodeSummarySerializer(serializers.Serializer):
+    nodes = serializers.IntegerField(allow_null=True, help_text="nodes in the snapshot")
+    feasible = serializers.IntegerField(help_text="nodes that pass every filter")
+    rejected = serializers.IntegerField(help_text="nodes some filter rejects")
+    rejections = RejectionSerializer(
+        many=True, help_text="rejected nodes by first failing plugin and reason, largest first"
+    )
+    topScored = TopScoredSerializer(
+        many=True, help_text="the feasible nodes with the highest totals (at most 10)"
+    )
+
+
+def _every_node(what: str) -> serializers.DictField:
+    """A per-node map of the explanation, sent with include=nodes."""
+    return serializers.DictField(required=False, help_text=f"include=nodes: {what}")
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -204,20 +242,26 @@ class ExplanationSerializer(serializers.Serializer):
     victims = serializers.ListField(child=serializers.CharField(), required=False)
     events = EventSerializer(many=True, required=False)
     preEnqueue = serializers.DictField(child=serializers.CharField(), required=False)
-    scores = serializers.DictField(required=False)
-    filterFailures = serializers.DictField(required=False)
-    pluginScores = serializers.DictField(required=False)
-    record = serializers.DictField(required=False)
+    nodeSummary = NodeSummarySerializer(
+        required=False, help_text="the node verdicts in brief (not for a bound pod)"
+    )
+    scores = _every_node("node → total")
+    filterFailures = _every_node("node → its first failure")
+    allFilterFailures = _every_node("node → every failure")
+    pluginScores = _every_node("node → plugin → raw, normalized, weighted")
+    record = _every_node("extension point → node → plugin → value")
     nearest = NearestNodeSerializer(
         many=True,
         required=False,
-        help_text="unschedulable pods: the closest nodes (at most 10), closest first",
+        help_text="include=whatif, unschedulable pods: the closest nodes (at most 10), "
+        "closest first",
     )
     fixes = FixSerializer(
         many=True,
         required=False,
-        help_text="unschedulable pods: changes that make the pod fit, each verified by the "
-        "engine with the active profile, cheapest first (at most 5, one per kind)",
+        help_text="include=whatif, unschedulable pods: changes that make the pod fit, each "
+        "verified by the engine with the active profile, cheapest first (at most 5, one per "
+        "kind)",
     )
 
 
@@ -648,118 +692,3 @@ class CompareSerializer(serializers.Serializer):
     changes = serializers.ListField(child=serializers.DictField())
     changesTruncated = serializers.BooleanField()
     metrics = serializers.ListField(child=serializers.DictField())
-
-
-# -- GPU topology and resource-view consistency (scheduler_engine.hardware_view) ------
-
-
-class InconsistencySerializer(serializers.Serializer):
-    node = serializers.CharField(required=False)
-    kind = serializers.ChoiceField(
-        choices=[
-            "allocatable-vs-gfd",
-            "allocatable-vs-devices",
-            "gfd-vs-devices",
-            "requests-above-allocatable",
-            "claim-of-missing-pod",
-        ]
-    )
-    message = serializers.CharField()
-    details = serializers.DictField()
-
-
-class GpuDeviceSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    source = serializers.ChoiceField(choices=["dra", "device-plugin"])
-    type = serializers.ChoiceField(choices=["gpu", "mig"])
-    index = serializers.IntegerField(allow_null=True)
-    uuid = serializers.CharField(allow_null=True)
-    product = serializers.CharField(allow_null=True)
-    architecture = serializers.CharField(allow_null=True)
-    memoryBytes = serializers.IntegerField(allow_null=True)
-    numaNode = serializers.IntegerField(allow_null=True)
-    pcieRoot = serializers.CharField(allow_null=True)
-    nvlinkDomain = serializers.CharField(allow_null=True)
-    driver = serializers.CharField(allow_null=True)
-    pool = serializers.CharField(allow_null=True)
-    migParent = serializers.CharField(allow_null=True)
-    migProfile = serializers.CharField(allow_null=True)
-    partitions = serializers.ListField(child=serializers.CharField())
-    claim = serializers.CharField(allow_null=True, help_text="namespace/name of the claim")
-    pods = serializers.ListField(child=serializers.CharField(), help_text="namespace/name")
-    holderInferred = serializers.BooleanField(
-        help_text="device-plugin GPUs: the holder is inferred from the pods' requests"
-    )
-
-
-class NumaZoneSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    numaNode = serializers.IntegerField(allow_null=True)
-    resources = serializers.DictField(
-        child=serializers.DictField(child=serializers.IntegerField()),
-        help_text="resource → {capacity, allocatable, available} in engine units",
-    )
-
-
-class GpuNodeSerializer(serializers.Serializer):
-    node = serializers.CharField()
-    allocatable = serializers.IntegerField(
-        allow_null=True, help_text="nvidia.com/gpu allocatable (device plugin)"
-    )
-    gfdCount = serializers.IntegerField(
-        allow_null=True, help_text="GPU Feature Discovery's nvidia.com/gpu.count"
-    )
-    devices = serializers.IntegerField(
-        allow_null=True, help_text="whole GPUs the node's ResourceSlices list"
-    )
-    hardwareCount = serializers.IntegerField(allow_null=True)
-    requested = serializers.IntegerField(help_text="running pods' nvidia.com/gpu requests")
-    countOnly = serializers.BooleanField(help_text="publishes only a device-plugin count")
-    product = serializers.CharField(allow_null=True)
-    memoryMiB = serializers.IntegerField(allow_null=True)
-    nvlinkDomain = serializers.CharField(allow_null=True)
-    topologyPolicy = serializers.CharField(allow_null=True)
-    topologyScope = serializers.CharField(allow_null=True)
-    gpus = GpuDeviceSerializer(many=True)
-    zones = NumaZoneSerializer(many=True)
-    inconsistencies = InconsistencySerializer(many=True)
-
-
-class FleetNodeSerializer(serializers.Serializer):
-    node = serializers.CharField()
-    product = serializers.CharField(allow_null=True)
-    gpus = serializers.IntegerField()
-    used = serializers.IntegerField()
-    free = serializers.IntegerField()
-    countOnly = serializers.BooleanField()
-    nvlinkDomain = serializers.CharField(allow_null=True)
-    unschedulable = serializers.BooleanField()
-    inconsistencies = serializers.IntegerField()
-
-
-class FleetProductSerializer(serializers.Serializer):
-    product = serializers.CharField()
-    nodes = serializers.IntegerField()
-    gpus = serializers.IntegerField()
-    free = serializers.IntegerField()
-    wholeFreeNodes = serializers.IntegerField()
-
-
-class FleetDomainSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    nodes = serializers.ListField(child=serializers.CharField())
-    gpus = serializers.IntegerField()
-    free = serializers.IntegerField()
-
-
-class GpuFleetSerializer(serializers.Serializer):
-    gpuNodes = serializers.IntegerField()
-    gpus = serializers.IntegerField()
-    free = serializers.IntegerField()
-    wholeFreeNodes = serializers.ListField(
-        child=serializers.CharField(), help_text="schedulable nodes of 8+ GPUs, none in use"
-    )
-    wholeFreeDomains = serializers.ListField(child=serializers.CharField())
-    products = FleetProductSerializer(many=True)
-    domains = FleetDomainSerializer(many=True)
-    nodes = FleetNodeSerializer(many=True)

@@ -31,7 +31,7 @@ from django.db import connection
 from dashboard import conf
 from dashboard.cluster.kinds import KINDS, KindSpec
 from dashboard.cluster.models import Cluster, Event, Node, Pod
-from dashboard.cluster.selectors import DONE_PHASES, pending_pods
+from dashboard.cluster.selectors import pending_pods, unplaced_objects
 from dashboard.dryruns.selectors import active_document
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.profiles import default_engine_config, parse_config
@@ -42,6 +42,7 @@ from scheduler_engine.warm_cluster import WarmCluster
 __all__ = [
     "ENGINE_MESSAGES_MAX_NODES",
     "ENGINE_MESSAGES_MAX_PENDING",
+    "EXPLANATIONS_KEPT",
     "active_config",
     "derived",
     "explain_pod",
@@ -61,6 +62,10 @@ CHUNK = 2000
 # have none) only on clusters small enough to schedule within a page view.
 ENGINE_MESSAGES_MAX_NODES = 500
 ENGINE_MESSAGES_MAX_PENDING = 500
+# explanations kept per cluster until its state changes (each up to megabytes at 15,000 nodes)
+EXPLANATIONS_KEPT = 8
+_WHATIF = frozenset({"nearest", "fixes"})
+_EXPLANATION = object()  # the first item of a kept explanation's key in ``derived``
 
 T = TypeVar("T")
 Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the database sums)
@@ -106,9 +111,14 @@ class _Entry:
     checked: float = -1.0  # monotonic time of the last check; < 0: never built
     lock: threading.Lock = field(default_factory=threading.Lock)
     stats: dict[str, Any] = field(default_factory=dict)
-    # what was worked out from this state (pending messages per profile),
-    # dropped whenever the state changes
+    # what was worked out from this state (pending messages per profile, the
+    # last explanations), dropped whenever the state changes
     derived: dict[Any, Any] = field(default_factory=dict)
+    version: int = 0  # moves on whenever ``derived`` is dropped
+
+    def changed(self) -> None:
+        self.derived.clear()
+        self.version += 1
 
 
 _entries: dict[int, _Entry] = {}
@@ -301,7 +311,7 @@ def _current(cluster: Cluster) -> _Entry:
             built = _build(cluster)
             entry.warm, entry.kinds, entry.figures = built.warm, built.kinds, built.figures
             entry.stats = built.stats
-            entry.derived.clear()
+            entry.changed()
         else:
             figures = _figures(cluster.pk)
             if figures != entry.figures:
@@ -312,7 +322,7 @@ def _current(cluster: Cluster) -> _Entry:
                     "changes": n,
                     "seconds": round(time.perf_counter() - t0, 3),
                 }
-                entry.derived.clear()
+                entry.changed()
         entry.checked = time.monotonic()
         return entry
 
@@ -359,16 +369,24 @@ def _config(document: str | None) -> SchedulerConfig:
     return default_engine_config() if conf.feature_gates() else default_config()
 
 
-def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
+def explain_pod(
+    cluster: Cluster, namespace: str, name: str, *, whatif: bool = True
+) -> dict[str, Any]:
     """The scheduler's message and per-node, per-plugin record for one pod, now.
 
     With the cluster's active profile, on its warm state; a bound pod is
-    answered without the engine. Raises ``Pod.DoesNotExist`` for an unknown
-    pod and :class:`BadInput` for one the engine cannot read.
+    answered without the engine. ``whatif`` False leaves out the nearest
+    nodes and verified changes (the costly part for a pod that does not fit).
+    The last few answers are kept until the warm state changes (any row of
+    any kind, the pod's own included): a page and the request for its
+    sections, or several clients asking about one pod, run the engine once.
+    The answer is shared: read it, do not change it. Raises
+    ``Pod.DoesNotExist`` for an unknown pod and :class:`BadInput` for one
+    the engine cannot read.
     """
     row = (
         Pod.objects.filter(cluster=cluster, namespace=namespace, name=name)
-        .only("node_name", "obj")
+        .only("node_name", "updated_at", "obj")
         .first()
     )
     if row is None:
@@ -380,13 +398,33 @@ def explain_pod(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
             "node": row.node_name,
             "message": f"already bound to {row.node_name}",
         }
-    config = _config(active_document(cluster))
-    warm = warm_cluster(cluster)
+    document = active_document(cluster)
+    entry = _current(cluster)
+    # the row's stamp too: a pod changed between its read and the state's check
+    # is never kept under the newer state
+    key = (_EXPLANATION, namespace, name, row.updated_at, document)
+    with entry.lock:
+        version = entry.version
+        kept = entry.derived.get((*key, whatif))
+        full = None if whatif else entry.derived.get((*key, True))
+    if kept is not None:
+        return kept
+    if full is not None:  # the answer with every section serves one without
+        return {k: v for k, v in full.items() if k not in _WHATIF}
     try:
         with _collector_paused():
-            return warm.explain_pod(row.obj, config, registry=conf.engine_registry())
+            result = entry.warm.explain_pod(
+                row.obj, _config(document), registry=conf.engine_registry(), whatif=whatif
+            )
     except InputError as exc:
         raise BadInput.one("pod", exc.one_line()) from None
+    with entry.lock:
+        if entry.version == version:  # nothing changed meanwhile: the answer is this state's
+            kept_keys = [k for k in entry.derived if isinstance(k, tuple) and k[0] is _EXPLANATION]
+            for old in kept_keys[: max(0, len(kept_keys) - EXPLANATIONS_KEPT + 1)]:
+                del entry.derived[old]
+            entry.derived[(*key, whatif)] = result
+    return result
 
 
 def verified_fix(cluster: Cluster, namespace: str, name: str, index: str) -> dict[str, Any] | None:
@@ -436,16 +474,8 @@ def _schedule_pending(
 ) -> dict[tuple[str, str], str] | None:
     if warm.rejected:
         return None
-    # what the engine counts as pending: no node, not finished; in the order a
-    # snapshot export lists them, which breaks queue ties
-    pods = (
-        Pod.objects.filter(cluster=cluster, node_name="")
-        .exclude(phase__in=DONE_PHASES)
-        .order_by("namespace", "name")
-        .values_list("obj", flat=True)
-    )
     try:
-        result = warm.schedule(list(pods), config, registry=conf.engine_registry())
+        result = warm.schedule(unplaced_objects(cluster), config, registry=conf.engine_registry())
     except InputError:
         return None
     messages = {}

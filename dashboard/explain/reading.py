@@ -16,6 +16,7 @@ from typing import Any
 from dashboard.cluster.kinds import KINDS_BY_KIND
 from dashboard.cluster.models import Cluster, Pod, PodDisruptionBudget
 from dashboard.cluster.selectors import resolved_priority
+from dashboard.explain.answer import all_failures, group_rejections
 from scheduler_engine.objects.selectors import SelectorError, parse_label_selector
 
 __all__ = ["MAX_NODES_PER_GROUP", "MAX_RANKED", "Explanation", "read_explanation"]
@@ -59,30 +60,9 @@ def _selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -
     return not parsed.empty and parsed.matches(labels)
 
 
-def _groups(all_failures: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
+def _groups(failures: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
     """Rejected nodes grouped by their first failing reason, largest group first."""
-    groups: dict[str, dict[str, Any]] = {}
-    for node, failures in all_failures.items():
-        if not failures:
-            continue
-        first = failures[0]
-        key = f"{first.get('plugin', '')}: {first.get('reason', '')}"
-        g = groups.setdefault(
-            key,
-            {
-                "plugin": first.get("plugin", ""),
-                "reason": first.get("reason", ""),
-                "count": 0,
-                "nodes": [],
-            },
-        )
-        g["count"] += 1
-        if len(g["nodes"]) < MAX_NODES_PER_GROUP:
-            g["nodes"].append({"name": node, "failures": failures})
-    out = sorted(groups.values(), key=lambda g: (-g["count"], g["plugin"], g["reason"]))
-    for g in out:
-        g["more"] = g["count"] - len(g["nodes"])
-    return out
+    return group_rejections(failures, MAX_NODES_PER_GROUP)
 
 
 def _ranked(scores: dict[str, int], plugin_scores: dict[str, dict[str, dict]]) -> tuple[list, dict]:
@@ -105,16 +85,14 @@ def _ranked(scores: dict[str, int], plugin_scores: dict[str, dict[str, dict]]) -
 
 
 def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Explanation:
-    all_failures: dict[str, list[dict[str, str]]] = result.get("allFilterFailures") or {}
-    if not all_failures:
-        all_failures = {n: [f] for n, f in (result.get("filterFailures") or {}).items()}
     ex = Explanation(
         status=result.get("status", ""),
         message=result.get("message") or "",
         node=result.get("node"),
         nominated=result.get("nominatedNode"),
     )
-    ex.groups = _groups(all_failures)
+    failures = all_failures(result)
+    ex.groups = _groups(failures)
     ex.rejected = sum(g["count"] for g in ex.groups)
     scores = result.get("scores") or {}
     ex.feasible = len(scores)
@@ -171,8 +149,8 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
                     }
                 )
 
-    if ex.status != "Scheduled" and all_failures:
-        failing = {f.get("plugin") for failures in all_failures.values() for f in failures}
+    if ex.status != "Scheduled" and failures:
+        failing = {f.get("plugin") for per_node in failures.values() for f in per_node}
         ex.hints += _claim_hints(cluster, pod, failing)
     ex.nearest = [_nearest_row(n) for n in result.get("nearest") or []]
     ex.fixes = [

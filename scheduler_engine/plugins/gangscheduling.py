@@ -23,6 +23,7 @@ from ..framework.interfaces import Handle
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..objects.podgroup import pod_group_name
+from .helper import pod_group_state
 
 __all__ = [
     "MSG_WAITING_FOR_MIN_COUNT_SCHEDULED",
@@ -69,10 +70,9 @@ class GangScheduling:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, waiting_for_pod_group(name))
         if pg.min_count is None:
             return None
-        assert self.handle is not None
-        st = self.handle.pod_group_states().get(pg.key)
-        if st is None:
-            return Status(Code.ERROR, f"pod group state not found for pod group {pg.key}")
+        st = pod_group_state(self.handle, pg.key)
+        if isinstance(st, Status):
+            return st
         if st.all_pods_count() < pg.min_count:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, MSG_WAITING_FOR_MIN_COUNT_TO_APPEAR)
         return None
@@ -92,10 +92,9 @@ class GangScheduling:
             )
         if pg.min_count is None:
             return None, 0.0
-        assert self.handle is not None
-        st = self.handle.pod_group_states().get(pg.key)
-        if st is None:
-            return Status(Code.ERROR, f"pod group state not found for pod group {pg.key}"), 0.0
+        st = pod_group_state(self.handle, pg.key)
+        if isinstance(st, Status):
+            return st, 0.0
         if st.scheduled_pods_count() < pg.min_count:
             return Status(Code.WAIT, MSG_WAITING_FOR_MIN_COUNT_SCHEDULED), PERMIT_TIMEOUT_SECONDS
         # quorum: allow every assumed member waiting on Permit

@@ -1,7 +1,11 @@
 """Helpers shared by several plugins.
 
 * :func:`default_normalize_score` is upstream's
-  ``pkg/scheduler/framework/plugins/helper.DefaultNormalizeScore``.
+  ``pkg/scheduler/framework/plugins/helper.DefaultNormalizeScore``;
+  :class:`DefaultNormalized` is the NormalizeScore of the plugins that use it.
+* :class:`NodeLocalFilter` is the Filter of the plugins that judge a node from
+  the pod's spec and that node alone, with one fixed reason.
+* :func:`pod_group_state` reads a pod group's state as upstream's snapshot does.
 * :class:`NodeSignatures` backs the vectorised ``filter_batch``/``score_batch``
   fast paths: many nodes carry identical labels (once the hostname label is
   set aside) and identical taints, so a per-pod check is evaluated once per
@@ -16,23 +20,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..framework.interfaces import NodeScore
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.node_table import RowsMemo
 from ..framework.snapshot import STEADY_EXTENSIONS
-from ..framework.status import Status
+from ..framework.status import Code, Status
 from ..gocompat import go_div
-from ..objects import Node, Taint
+from ..objects import Node, Pod, Taint
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..framework.cycle_state import CycleState
     from ..framework.interfaces import Handle
+    from ..framework.pod_group_state import PodGroupState
     from ..framework.snapshot import Snapshot
 
 __all__ = [
     "HOSTNAME_LABEL",
+    "DefaultNormalized",
+    "NodeLocalFilter",
     "NodeSignatures",
     "default_normalize_score",
     "default_normalize_scores_array",
+    "pod_group_state",
     "signatures_for",
     "snapshot_of",
 ]
@@ -79,6 +88,63 @@ def default_normalize_scores_array(max_priority: int, reverse: bool, scores: np.
     q = np.abs(num) // max_count
     q = np.where(num < 0, -q, q)
     scores[:] = max_priority - q if reverse else q
+
+
+class DefaultNormalized:
+    """NormalizeScore by :func:`default_normalize_score` up to ``MAX_NODE_SCORE``.
+
+    ``REVERSE_SCORES`` as upstream passes ``reverse``: NodeAffinity keeps the
+    order, TaintToleration turns it around (fewer untolerated taints is better).
+    """
+
+    REVERSE_SCORES = False
+    __slots__ = ()
+
+    def score_extensions(self) -> DefaultNormalized:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, self.REVERSE_SCORES, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> None:
+        default_normalize_scores_array(MAX_NODE_SCORE, self.REVERSE_SCORES, scores)
+
+
+class NodeLocalFilter:
+    """A Filter that judges a node from the pod's spec and that node alone.
+
+    A node the subclass's ``fits`` refuses is UnschedulableAndUnresolvable with
+    the one reason ``REASON`` (NodeName, NodeUnschedulable, TaintToleration).
+    ``node_local_filter`` lets the runtime remember answers per node
+    (framework/node_memo.py).
+    """
+
+    NAME = ""
+    REASON = ""
+    node_local_filter = True
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        self.handle = handle
+
+    def fits(self, pod: Pod, node_info: NodeInfo) -> bool:
+        raise NotImplementedError
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if self.fits(pod, node_info):
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.REASON)
+
+
+def pod_group_state(handle: Handle | None, key: str) -> PodGroupState | Status:
+    """The state of pod group ``key``, or the Error upstream's snapshot gives for an unknown one."""
+    assert handle is not None
+    st = handle.pod_group_states().get(key)
+    if st is None:
+        return Status(Code.ERROR, f"pod group state not found for pod group {key}")
+    return st
 
 
 # -- vectorised views --------------------------------------------------------------

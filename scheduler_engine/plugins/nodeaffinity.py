@@ -17,17 +17,12 @@ from typing import Any
 import numpy as np
 
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore, PreFilterResult
+from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Node, NodeSelector, NodeSelectorTerm, Pod
 from ..objects.selectors import SelectorError, parse_node_affinity
-from .helper import (
-    HOSTNAME_LABEL,
-    default_normalize_score,
-    default_normalize_scores_array,
-    signatures_for,
-)
+from .helper import HOSTNAME_LABEL, DefaultNormalized, signatures_for
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -92,18 +87,12 @@ class _PreFilterState(StateData):
     def __init__(self, required: RequiredNodeAffinity) -> None:
         self.required = required
 
-    def clone(self) -> _PreFilterState:
-        return self
-
 
 class _PreScoreState(StateData):
     __slots__ = ("preferred",)
 
     def __init__(self, preferred: PreferredTerms) -> None:
         self.preferred = preferred
-
-    def clone(self) -> _PreScoreState:
-        return self
 
 
 def _required(pod: Pod) -> RequiredNodeAffinity:
@@ -151,7 +140,7 @@ def _score_terms(terms: PreferredTerms, node: Node) -> int:
     return total
 
 
-class NodeAffinity:
+class NodeAffinity(DefaultNormalized):
     NAME = NAME
     # answers from the pod's spec and that one node alone (framework/node_memo.py)
     node_local_filter = True
@@ -281,17 +270,6 @@ class NodeAffinity:
             )
         tab, rows = signatures_for(self.handle, nodes)
         return tab.by_label_set(rows, lambda node: _score_terms(terms, node), np.int64)
-
-    def score_extensions(self) -> NodeAffinity:
-        return self
-
-    def normalize_score(
-        self, state: CycleState, pod: Pod, scores: list[NodeScore]
-    ) -> Status | None:
-        return default_normalize_score(MAX_NODE_SCORE, False, scores)
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> None:
-        default_normalize_scores_array(MAX_NODE_SCORE, False, scores)
 
 
 PLUGIN = NodeAffinity

@@ -14,8 +14,8 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
-from ..framework.status import Code, Status
 from ..objects import Pod
+from .helper import NodeLocalFilter
 
 __all__ = ["ERR_REASON", "NAME", "PLUGIN", "NodeName", "fits", "new"]
 
@@ -27,20 +27,12 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
     return not pod.node_name or pod.node_name == node_info.node.name
 
 
-class NodeName:
+class NodeName(NodeLocalFilter):
     NAME = NAME
-    # answers from the pod's spec and that one node alone (framework/node_memo.py)
-    node_local_filter = True
+    REASON = ERR_REASON
+    __slots__ = ()
 
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: Handle | None = None) -> None:
-        self.handle = handle
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        if not pod.node_name or pod.node_name == node_info.node.name:
-            return None
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+    fits = staticmethod(fits)
 
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         want = pod.node_name

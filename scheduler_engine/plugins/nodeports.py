@@ -31,14 +31,11 @@ def fits_ports(want: Sequence[HostPort], used: HostPortInfo) -> bool:
 
 
 class _PreFilterState(StateData):
+    # shared by clones: existing pods added or removed do not change what the pod wants
     __slots__ = ("ports",)
 
     def __init__(self, ports: tuple[HostPort, ...]) -> None:
         self.ports = ports
-
-    def clone(self) -> _PreFilterState:
-        # existing pods added or removed do not change what the pod wants
-        return self
 
 
 class NodePorts:

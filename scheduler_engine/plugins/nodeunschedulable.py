@@ -14,9 +14,8 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
-from ..framework.status import Code, Status
 from ..objects import Pod, Taint
-from .helper import signatures_for
+from .helper import NodeLocalFilter, signatures_for
 
 __all__ = [
     "ERR_REASON_UNKNOWN_CONDITION",
@@ -41,20 +40,13 @@ def tolerates_unschedulable(pod: Pod) -> bool:
     return cached
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(NodeLocalFilter):
     NAME = NAME
-    # answers from the pod's spec and that one node alone (framework/node_memo.py)
-    node_local_filter = True
+    REASON = ERR_REASON_UNSCHEDULABLE
+    __slots__ = ()
 
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: Handle | None = None) -> None:
-        self.handle = handle
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        if not node_info.node.unschedulable or tolerates_unschedulable(pod):
-            return None
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+    def fits(self, pod: Pod, node_info: NodeInfo) -> bool:
+        return not node_info.node.unschedulable or tolerates_unschedulable(pod)
 
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         if tolerates_unschedulable(pod):

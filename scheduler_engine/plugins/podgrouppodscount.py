@@ -19,6 +19,7 @@ from ..framework.placement import (
     PodGroupInfo,
 )
 from ..framework.status import Code, Status
+from .helper import pod_group_state
 
 __all__ = ["NAME", "PLUGIN", "PodGroupPodsCount", "new"]
 
@@ -34,10 +35,9 @@ class PodGroupPodsCount:
     def score_placement(
         self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
     ) -> tuple[int, Status | None]:
-        assert self.handle is not None
-        st = self.handle.pod_group_states().get(group.key)
-        if st is None:
-            return 0, Status(Code.ERROR, f"pod group state not found for pod group {group.key}")
+        st = pod_group_state(self.handle, group.key)
+        if isinstance(st, Status):
+            return 0, st
         return st.scheduled_pods_count() + len(assignments.assignments), None
 
     def placement_score_extensions(self) -> PodGroupPodsCount:

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from ..framework.cycle_state import CycleState, StateData, missing_state
-from ..framework.interfaces import MAX_NODE_SCORE, Handle, NodeScore
+from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
-from ..framework.status import Code, Status
+from ..framework.status import Status
 from ..objects import Pod, Taint, Toleration
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
-from .helper import default_normalize_score, default_normalize_scores_array, signatures_for
+from .helper import DefaultNormalized, NodeLocalFilter, signatures_for
 
 __all__ = [
     "ERR_REASON_NOT_MATCH",
@@ -79,27 +79,19 @@ class _PreScoreState(StateData):
     def __init__(self, tolerations: tuple[Toleration, ...]) -> None:
         self.tolerations = tolerations
 
-    def clone(self) -> _PreScoreState:
-        return self
 
-
-class TaintToleration:
+class TaintToleration(DefaultNormalized, NodeLocalFilter):
     NAME = NAME
-    # answers from the pod's spec and that one node alone (framework/node_memo.py)
-    node_local_filter = True
+    REASON = ERR_REASON_UNTOLERATED
+    REVERSE_SCORES = True
+    # a node's score, too, reads the pod's spec and that node alone (framework/node_memo.py)
     node_local_score = True
-
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: Handle | None = None) -> None:
-        self.handle = handle
+    __slots__ = ()
 
     # -- Filter ------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    def fits(self, pod: Pod, node_info: NodeInfo) -> bool:
         taints = node_info.node.taints
-        if not taints or not _has_untolerated(taints, pod.tolerations):
-            return None
-        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+        return not taints or not _has_untolerated(taints, pod.tolerations)
 
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         tab, rows = signatures_for(self.handle, nodes)
@@ -140,17 +132,6 @@ class TaintToleration:
             lambda taints: count_intolerable_prefer_no_schedule(taints, tolerations),
             np.int64,
         )
-
-    def score_extensions(self) -> TaintToleration:
-        return self
-
-    def normalize_score(
-        self, state: CycleState, pod: Pod, scores: list[NodeScore]
-    ) -> Status | None:
-        return default_normalize_score(MAX_NODE_SCORE, True, scores)
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: np.ndarray) -> None:
-        default_normalize_scores_array(MAX_NODE_SCORE, True, scores)
 
 
 PLUGIN = TaintToleration

@@ -16,6 +16,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle
 from ..framework.placement import Placement, PodGroupInfo
 from ..framework.status import Code, Status
+from .helper import pod_group_state
 
 __all__ = ["NAME", "PLUGIN", "TopologyPlacementGenerator", "new"]
 
@@ -38,9 +39,9 @@ class TopologyPlacementGenerator:
         key = pg.topology_key
         if key is None:
             return [parent], None
-        st = self.handle.pod_group_states().get(group.key)
-        if st is None:
-            return None, Status(Code.ERROR, f"pod group state not found for pod group {group.key}")
+        st = pod_group_state(self.handle, group.key)
+        if isinstance(st, Status):
+            return None, st
         required: str | None = None
         scheduled = st.scheduled_pods()
         if scheduled:

@@ -175,6 +175,14 @@ def find_matching_volume(
     return smallest
 
 
+def _state_data(state: CycleState) -> _State | Status:
+    """What PreFilter stored (upstream's ``getStateData``), or the Error of a failed read."""
+    s = state.get(STATE_KEY)
+    if s is None:
+        return Status(Code.ERROR, "not found")
+    return s
+
+
 class VolumeBinding:
     NAME = NAME
 
@@ -262,9 +270,9 @@ class VolumeBinding:
 
     # -- Filter ------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        s: _State | None = state.get(STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, "not found")
+        s = _state_data(state)
+        if isinstance(s, Status):
+            return s
         node = node_info.node
         idx = storage_for(self.handle)
         try:
@@ -382,9 +390,9 @@ class VolumeBinding:
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         if self._scorer_shape is None:
             return Status(Code.SKIP)
-        s = state.get(STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, "not found")
+        s = _state_data(state)
+        if isinstance(s, Status):
+            return s
         # with the gate on, dynamic provisions are scored too
         return None
 
@@ -392,9 +400,9 @@ class VolumeBinding:
         shape = self._scorer_shape
         if shape is None:
             return 0
-        s: _State | None = state.get(STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, "not found")
+        s = _state_data(state)
+        if isinstance(s, Status):
+            return s
         pv = s.pod_volumes_by_node.get(node_info.name)
         if pv is None:
             return 0
@@ -428,9 +436,9 @@ class VolumeBinding:
 
     # -- Reserve / Unreserve / PreBind --------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s: _State | None = state.get(STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, "not found")
+        s = _state_data(state)
+        if isinstance(s, Status):
+            return s
         pv = s.pod_volumes_by_node.get(node_name)
         if pv is None:
             s.all_bound = True
@@ -484,9 +492,9 @@ class VolumeBinding:
                 idx.restore_pvc(claim.key)
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s: _State | None = state.get(STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, "not found")
+        s = _state_data(state)
+        if isinstance(s, Status):
+            return s
         if s.all_bound:
             return None
         pv = s.pod_volumes_by_node.get(node_name)

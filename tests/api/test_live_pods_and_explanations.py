@@ -6,6 +6,7 @@ import orjson
 
 from dashboard.api.renderers import FastJSONRenderer
 from dashboard.cluster.models import Pod
+from dashboard.explain.answer import INCLUDE, SAMPLE_PER_REASON, answer
 
 
 def test_pods_filter_pending_and_namespace(viewer, demo_cluster):
@@ -28,7 +29,10 @@ def test_the_explanation_gives_the_message_and_the_per_node_record(viewer, demo_
         assert body["pod"] == f"{p['namespace']}/{p['name']}" and body["message"]
         if body["status"] == "Unschedulable" and "nodes are available" in body["message"]:
             seen_unschedulable = True
-            assert body["filterFailures"] and body["record"]
+            assert "record" not in body and body["nodeSummary"]["rejected"] > 0
+            full = viewer.get(url + "?include=nodes").json()
+            assert full["filterFailures"] and full["record"]
+            assert full["nodeSummary"]["rejected"] == len(full["allFilterFailures"])
     assert seen_unschedulable
 
 
@@ -37,9 +41,12 @@ def test_the_explanation_of_an_unknown_pod_is_404(viewer, demo_cluster):
     assert viewer.get(url).status_code == 404
 
 
-def test_the_explanation_carries_nearest_nodes_and_verified_fixes(viewer, demo_cluster):
+def test_the_explanation_carries_nearest_nodes_and_verified_fixes_when_asked(viewer, demo_cluster):
     url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-inference/no-toleration-gpu/explanation/"
-    data = viewer.get(url).json()
+    brief = viewer.get(url).json()
+    assert brief["status"] == "Unschedulable" and "nearest" not in brief and "fixes" not in brief
+    data = viewer.get(url + "?include=whatif").json()
+    assert data["message"] == brief["message"] and "record" not in data
     assert data["status"] == "Unschedulable"
     first = data["nearest"][0]
     assert first["failures"] == [
@@ -59,9 +66,10 @@ def test_the_explanation_is_sent_byte_for_byte_as_drf_would_render_it(viewer, de
     assert pending
     for pod in pending:
         url = f"/api/v1/clusters/{demo_cluster.pk}/pods/{pod.namespace}/{pod.name}/explanation/"
-        r = viewer.get(url)
+        r = viewer.get(url + "?include=nodes,whatif")
         assert r.status_code == 200
-        data = explain_pod(demo_cluster, pod.namespace, pod.name)
+        kept = explain_pod(demo_cluster, pod.namespace, pod.name)
+        data = {**answer(kept, frozenset(INCLUDE)), "summary": dict(kept["summary"])}
         sent = r.json()
         for timed in ("seconds", "podsPerSecond"):  # wall-clock figures of each run
             data["summary"].pop(timed)
@@ -86,3 +94,38 @@ def test_the_fast_renderer_leaves_what_orjson_writes_differently_to_drf():
     for value in tricky:
         assert FastJSONRenderer().render(value) == JSONRenderer().render(value), value
     assert FastJSONRenderer().render(None) == b""
+
+
+def test_include_naming_no_section_is_a_400_naming_the_field(viewer, demo_cluster):
+    url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-inference/no-toleration-gpu/explanation/"
+    for bad in ("everything", "nodes,scores", "whatif&include=x\x00"):
+        r = viewer.get(url, {"include": bad})
+        assert r.status_code == 400, (bad, r.content)
+        assert (
+            list(r.json()) == ["include"]
+            and "must be one of nodes, whatif" in r.json()["include"][0]
+        )
+    both = viewer.get(url, {"include": ["nodes", "whatif"]}).json()
+    assert both["record"] and both["fixes"]
+
+
+def test_the_node_summary_counts_every_node_and_samples_each_reason(viewer, demo_cluster):
+    url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-inference/no-toleration-gpu/explanation/"
+    full = viewer.get(url + "?include=nodes").json()
+    summary = full["nodeSummary"]
+    assert summary["nodes"] == full["summary"]["nodes"]
+    assert summary["feasible"] == len(full["scores"])
+    assert summary["rejected"] == len(full["allFilterFailures"]) > 0
+    for g in summary["rejections"]:
+        assert len(g["nodes"]) == min(g["count"], SAMPLE_PER_REASON)
+        assert g["more"] == g["count"] - len(g["nodes"])
+        for n in g["nodes"]:
+            # the engine's words, byte for byte
+            assert n["failures"] == full["allFilterFailures"][n["name"]]
+            assert (g["plugin"], g["reason"]) == (
+                n["failures"][0]["plugin"],
+                n["failures"][0]["reason"],
+            )
+    assert sum(g["count"] for g in summary["rejections"]) == summary["rejected"]
+    counts = [g["count"] for g in summary["rejections"]]
+    assert counts == sorted(counts, reverse=True)

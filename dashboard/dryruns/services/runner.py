@@ -8,7 +8,6 @@ progress report, and a run whose worker died is marked failed by
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -29,6 +28,7 @@ from ..indexes import build_indexes
 from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
+from .heartbeat import Heartbeat
 from .metrics import fleet_metrics
 from .moves import apply_moves
 from .profiles import default_engine_config, parse_config
@@ -165,46 +165,12 @@ class _Progress:
         _publish(self.run_id, status=DryRun.Status.RUNNING, progress=pct, podsDone=done)
 
 
-class _Heartbeat:
-    """Beats every ``SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS`` from its own thread while a run runs.
-
-    The engine's progress callback beats too, but loading, parsing and storing
-    report no progress; this thread keeps a live worker's run from looking lost.
-    """
-
-    def __init__(self, run_id: int) -> None:
-        self.run_id = run_id
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._beat, name=f"dryrun-{run_id}-beat", daemon=True)
-
-    def __enter__(self) -> _Heartbeat:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=10)
-
-    def _beat(self) -> None:
-        try:
-            while not self.stop.wait(conf.heartbeat_seconds()):
-                try:
-                    DryRun.objects.filter(pk=self.run_id, status=DryRun.Status.RUNNING).update(
-                        heartbeat_at=timezone.now()
-                    )
-                except Exception:  # the database may be away a moment: beat again next time
-                    log.warning("dry-run %s: heartbeat failed", self.run_id, exc_info=True)
-                    connection.close()  # this thread's: the next beat connects afresh
-        finally:
-            connection.close()
-
-
 def run_dry_run(run_id: int) -> str | None:
     """Run one dry-run to its end; safe to call twice (the second call does nothing)."""
     run = _claim(run_id)
     if run is None:
         return None
-    with _Heartbeat(run.pk):
+    with Heartbeat(run):
         _run(run)
     return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
 

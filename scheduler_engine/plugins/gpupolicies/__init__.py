@@ -13,24 +13,20 @@ from __future__ import annotations
 
 __all__ = ["GPU_SEL_METHOD", "POLICIES", "POLICY_ARGS"]
 
+# --policy name, its score plugin, and how the simulator's experiments choose
+# that policy's GPU (OpenGpuShare gpuSelMethod)
+_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("random", "RandomScore", "random"),
+    ("dot-product", "DotProductScore", "best"),
+    ("gpu-clustering", "GpuClusteringScore", "best"),
+    ("gpu-packing", "GpuPackingScore", "best"),
+    ("best-fit", "BestFitScore", "best"),
+    ("fgd", "FGDScore", "FGDScore"),
+)
 # --policy name → score plugin
-POLICIES: dict[str, str] = {
-    "random": "RandomScore",
-    "dot-product": "DotProductScore",
-    "gpu-clustering": "GpuClusteringScore",
-    "gpu-packing": "GpuPackingScore",
-    "best-fit": "BestFitScore",
-    "fgd": "FGDScore",
-}
-# how the simulator's experiments choose each policy's GPU (OpenGpuShare gpuSelMethod)
-GPU_SEL_METHOD: dict[str, str] = {
-    "RandomScore": "random",
-    "DotProductScore": "best",
-    "GpuClusteringScore": "best",
-    "GpuPackingScore": "best",
-    "BestFitScore": "best",
-    "FGDScore": "FGDScore",
-}
+POLICIES: dict[str, str] = {policy: plugin for policy, plugin, _ in _TABLE}
+# score plugin → gpuSelMethod
+GPU_SEL_METHOD: dict[str, str] = {plugin: method for _, plugin, method in _TABLE}
 # and the plugin's own arguments
 POLICY_ARGS: dict[str, dict[str, str]] = {
     "DotProductScore": {"dimExtMethod": "merge", "normMethod": "max"},

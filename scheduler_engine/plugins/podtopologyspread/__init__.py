@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...framework import Handle, NodeInfo
-from ...objects import LabelSelector, Pod
+from ...framework import Handle
+from ...objects import Pod
 from .common import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -31,7 +31,6 @@ from .common import (
     SYSTEM_DEFAULTING,
     Constraint,
     CriticalPaths,
-    _count_matching,
     _filter_constraints,
     default_selector,
 )
@@ -64,43 +63,10 @@ class PodTopologySpread(Filtering, Scoring):
         default_constraints: Sequence[Mapping[str, Any]] = (),
         system_defaulted: bool = False,
         handle: Handle | None = None,
-        incremental: bool = True,
     ) -> None:
         self.default_constraints = tuple(default_constraints)
         self.system_defaulted = system_defaulted
         self.handle = handle
-        # False keeps to the per-node loops (the reference the fast paths are tested against)
-        self.incremental = incremental
-        # Matching-pod counts per node, reused across cycles while the node's pods are
-        # unchanged: (selector, namespace) → small id; node name → {id: (NodeInfo, generation, count)}.
-        # The NodeInfo identity check keeps preemption's clones and new snapshots apart.
-        self._count_ids: dict[tuple[LabelSelector, str], int] = {}
-        self._counts: dict[str, dict[int, tuple[NodeInfo, int, int]]] = {}
-
-    def _count_id(self, selector: LabelSelector, ns: str) -> int:
-        key = (selector, ns)
-        cid = self._count_ids.get(key)
-        if cid is None:
-            if len(self._count_ids) > 4096:
-                self._count_ids.clear()
-                self._counts.clear()
-            cid = self._count_ids[key] = len(self._count_ids)
-        return cid
-
-    def _count(self, ni: NodeInfo, cid: int, selector: LabelSelector, ns: str) -> int:
-        pods = ni.pods
-        if not pods or selector.empty:
-            return 0
-        per_node = self._counts.get(ni.node.name)
-        if per_node is None:
-            per_node = self._counts[ni.node.name] = {}
-        hit = per_node.get(cid)
-        gen = ni.generation
-        if hit is not None and hit[0] is ni and hit[1] == gen:
-            return hit[2]
-        n = _count_matching(pods, selector, ns)
-        per_node[cid] = (ni, gen, n)
-        return n
 
     # -- constraints -----------------------------------------------------------
     def _objects_of_kind(self, kind: str) -> list[Mapping[str, Any]]:

@@ -179,19 +179,6 @@ class _NodePolicy:
         return True
 
 
-def _same_selector_index(constraints: Sequence[Constraint]) -> list[int]:
-    """For each constraint, the first constraint with an equal selector (counts are shared)."""
-    out: list[int] = []
-    for i, c in enumerate(constraints):
-        j = i
-        for k in range(i):
-            if constraints[k].selector == c.selector:
-                j = k
-                break
-        out.append(j)
-    return out
-
-
 # -- default selector (upstream helper.DefaultSelector) -------------------------
 
 

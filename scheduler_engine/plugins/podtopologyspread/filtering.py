@@ -23,7 +23,6 @@ from .common import (
     _missing_state,
     _node_has_all_keys,
     _NodePolicy,
-    _same_selector_index,
 )
 from .index import _SpreadIndex
 
@@ -80,6 +79,28 @@ class PreFilterState(StateData):
         return c
 
 
+def _pre_filter_state(
+    index: _SpreadIndex, pod: Pod, constraints: list[Constraint]
+) -> PreFilterState:
+    """Matching pods per domain of each constraint, over the nodes that have every
+    constraint's key and that its node policies include (upstream ``calPreFilterState``)."""
+    keys = frozenset(c.topology_key for c in constraints)
+    counts: list[dict[str, int]] = []
+    paths: list[CriticalPaths] = []
+    arrays: list[np.ndarray] = []
+    for c in constraints:
+        ds, doms = index.domain_sums(pod, c, keys, False)
+        counts.append(dict(ds.as_dict(doms.values)))
+        paths.append(ds.critical_paths(doms.values).copy())
+        arrays.append(ds.sums.copy())
+    pod_labels = pod.labels
+    self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
+    st = PreFilterState(constraints, paths, counts, self_match)
+    st.index = index
+    st.domain_counts = arrays
+    return st
+
+
 class Filtering:
     """PodTopologySpread's PreFilter, its extensions and Filter."""
 
@@ -97,83 +118,9 @@ class Filtering:
             )
         if not constraints:
             return None, Status(Code.SKIP)
-        index = self._index_for(nodes)
-        if index is not None:
-            st = self._fast_pre_filter_state(index, pod, constraints)
-        else:
-            st = self._cal_pre_filter_state(pod, constraints, nodes)
-        state.write(PRE_FILTER_STATE_KEY, st)
+        index = _SpreadIndex.over(self.handle, nodes)
+        state.write(PRE_FILTER_STATE_KEY, _pre_filter_state(index, pod, constraints))
         return None, None
-
-    def _index_for(self, nodes: Sequence[NodeInfo]) -> _SpreadIndex | None:
-        """The snapshot's index when ``nodes`` is the snapshot's own node list."""
-        if not self.incremental:
-            return None
-        index = _SpreadIndex.of(self.handle)
-        if index is None or nodes is not index.snap.node_info_list:
-            return None
-        return index
-
-    def _fast_pre_filter_state(
-        self, index: _SpreadIndex, pod: Pod, constraints: list[Constraint]
-    ) -> PreFilterState:
-        keys = frozenset(c.topology_key for c in constraints)
-        counts: list[dict[str, int]] = []
-        paths: list[CriticalPaths] = []
-        arrays: list[np.ndarray] = []
-        for c in constraints:
-            ds, doms = index.domain_sums(pod, c, keys, False)
-            counts.append(dict(ds.as_dict(doms.values)))
-            paths.append(ds.critical_paths(doms.values).copy())
-            arrays.append(ds.sums.copy())
-        pod_labels = pod.labels
-        self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
-        st = PreFilterState(constraints, paths, counts, self_match)
-        st.index = index
-        st.domain_counts = arrays
-        return st
-
-    def _cal_pre_filter_state(
-        self, pod: Pod, constraints: list[Constraint], nodes: Sequence[NodeInfo]
-    ) -> PreFilterState:
-        n = len(constraints)
-        counts: list[dict[str, int]] = [{} for _ in range(n)]
-        shared = _same_selector_index(constraints)
-        ns = pod.namespace
-        policy = _NodePolicy(pod)
-        per_node = [0] * n
-        idx = range(n)
-        cids = [self._count_id(c.selector, ns) for c in constraints]
-        for ni in nodes:
-            node = ni.node
-            labels = node.labels
-            if not _node_has_all_keys(labels, constraints):
-                continue
-            policy.reset()
-            pods = ni.pods
-            for i in idx:
-                c = constraints[i]
-                if not policy.includes(c, node):
-                    per_node[i] = -1
-                    continue
-                j = shared[i]
-                if j != i and per_node[j] >= 0:
-                    cnt = per_node[j]
-                else:
-                    cnt = self._count(ni, cids[i], c.selector, ns) if pods else 0
-                per_node[i] = cnt
-                d = counts[i]
-                v = labels[c.topology_key]
-                d[v] = d.get(v, 0) + cnt
-        paths = []
-        for i in idx:
-            p = CriticalPaths()
-            for v, num in counts[i].items():
-                p.update(v, num)
-            paths.append(p)
-        pod_labels = pod.labels
-        self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
-        return PreFilterState(constraints, paths, counts, self_match)
 
     def pre_filter_extensions(self) -> Filtering:
         return self
@@ -244,7 +191,7 @@ class Filtering:
         n = len(nodes)
         if not s.constraints:
             return np.ones(n, dtype=bool)
-        index = s.index if self.incremental else None
+        index = s.index
         rows = index.rows(nodes) if index is not None else None
         if index is None or rows is None:
             filt = self.filter

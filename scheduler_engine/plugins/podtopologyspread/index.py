@@ -1,8 +1,8 @@
-"""Incremental, vectorised views of the snapshot that the fast paths read.
+"""PodTopologySpread's counts: matching pods per node and per topology domain.
 
-Matching-pod counts per node and per topology domain, kept up to date from
-the snapshot's change log across cycles; every figure equals what the
-per-node loops compute (property tests check it).
+The one way PreFilter and PreScore count.  Over a snapshot's own node list the
+views are kept in the snapshot and brought up to date from its change log
+across cycles; over any other node list they are built for the one call.
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ from .common import (
 # (counts, topology key, eligible nodes) the per-domain sums.  All are brought up to
 # date from ``Snapshot.change_log`` (only nodes whose pods changed are recounted),
 # and node eligibility (required labels, nodeAffinityPolicy, nodeTaintsPolicy) is
-# evaluated once per distinct node signature.  They give exactly what the per-node
-# loops (kept as the reference, used whenever the nodes are not the snapshot's own)
-# give, in the same domain order.
+# evaluated once per distinct node signature.  Domains are in the order of their
+# first eligible node, as upstream's walk over the node list finds them.
 
 _INDEX_KEY = "plugins.podtopologyspread.index"
 _CACHE_LIMIT = 64
@@ -238,6 +237,16 @@ def _reads_node_name(pod: Pod) -> bool:
     return False
 
 
+class _NodeList:
+    """A node list that is not a snapshot's own, read like one that never changes."""
+
+    __slots__ = ("change_log", "node_info_list")
+
+    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+        self.node_info_list = nodes
+        self.change_log: list[int] = []
+
+
 class _SpreadIndex:
     """The per-snapshot views (see above)."""
 
@@ -246,6 +255,7 @@ class _SpreadIndex:
         "_domains",
         "_keys",
         "_node_counts",
+        "_rows_by_name",
         "_sums",
         "_taints",
         "handle",
@@ -263,6 +273,15 @@ class _SpreadIndex:
         self._keys: dict[frozenset[str], np.ndarray] = {}
         self._aff: OrderedDict[Any, np.ndarray] = OrderedDict()
         self._taints: OrderedDict[Any, np.ndarray] = OrderedDict()
+        self._rows_by_name: dict[str, int] | None = None
+
+    @staticmethod
+    def over(handle: Handle | None, nodes: Sequence[NodeInfo]) -> _SpreadIndex:
+        """The snapshot's index when ``nodes`` is its node list, else views of ``nodes`` alone."""
+        index = _SpreadIndex.of(handle)
+        if index is not None and nodes is index.snap.node_info_list:
+            return index
+        return _SpreadIndex(_NodeList(nodes), handle)
 
     @staticmethod
     def of(handle: Handle | None) -> _SpreadIndex | None:
@@ -390,3 +409,18 @@ class _SpreadIndex:
     def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
         """Rows of ``nodes`` (the snapshot's own NodeInfos) or None."""
         return rows_in(self.snap.node_info_list, nodes)
+
+    def rows_of(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
+        """Rows of ``nodes``, found by node name when they are not the list's NodeInfos
+        (clones); None when a name is not in the list."""
+        rows = rows_in(self.snap.node_info_list, nodes)
+        if rows is not None:
+            return rows
+        by_name = self._rows_by_name
+        if by_name is None:
+            own = self.snap.node_info_list
+            by_name = self._rows_by_name = {ni.name: i for i, ni in enumerate(own)}
+        found = [by_name.get(ni.name, -1) for ni in nodes]
+        if -1 in found:
+            return None
+        return np.asarray(found, dtype=np.intp)

@@ -19,9 +19,8 @@ from .common import (
     PRE_SCORE_STATE_KEY,
     SCHEDULE_ANYWAY,
     Constraint,
+    _count_matching,
     _missing_state,
-    _node_has_all_keys,
-    _NodePolicy,
 )
 from .index import _SpreadIndex
 
@@ -30,7 +29,6 @@ class PreScoreState(StateData):
     __slots__ = (
         "batch_ignored",
         "constraints",
-        "count_ids",
         "ignored_mask",
         "ignored_nodes",
         "index",
@@ -43,9 +41,8 @@ class PreScoreState(StateData):
         self.ignored_nodes: set[str] = set()
         self.tp_value_to_pod_counts: list[dict[str, int]] = []
         self.normalizing_weight: list[float] = []
-        self.count_ids: list[int] = []
-        # fast path: the index, ignored nodes as a mask over its rows, and the ignored
-        # mask of the nodes score_batch last scored (normalize_score_batch gets no nodes)
+        # the index, ignored nodes as a mask over its rows, and the ignored mask of
+        # the nodes score_batch last scored (normalize_score_batch gets no nodes)
         self.index: _SpreadIndex | None = None
         self.ignored_mask: np.ndarray | None = None
         self.batch_ignored: np.ndarray | None = None
@@ -90,6 +87,51 @@ def _normalize(scores: np.ndarray, ignored: np.ndarray) -> np.ndarray:
     return np.where(marked == _INVALID_SCORE, 0, out)
 
 
+def _pre_score_state(
+    index: _SpreadIndex,
+    pod: Pod,
+    constraints: list[Constraint],
+    nodes: Sequence[NodeInfo],
+    rows: np.ndarray,
+    require_all: bool,
+) -> PreScoreState:
+    """Upstream ``initPreScoreState``: the nodes to score that lack a key are ignored;
+    per constraint, matching pods per domain of a node to score, counted over all
+    nodes (hostname's per-node counts are taken in Score), and its weight."""
+    s = PreScoreState()
+    s.constraints = constraints
+    keys = frozenset(c.topology_key for c in constraints) if require_all else None
+    ignored = s.ignored_nodes
+    kept = rows
+    mask = np.zeros(index.n, dtype=bool)
+    if keys:
+        has = index.has_keys(keys)[rows]
+        if not has.all():
+            missing = np.flatnonzero(~has)
+            ignored.update(nodes[j].node.name for j in missing.tolist())
+            mask[rows[missing]] = True
+            kept = rows[has]
+    counts: list[dict[str, int]] = []
+    weights: list[float] = []
+    for c in constraints:
+        if c.topology_key == LABEL_HOSTNAME:
+            counts.append({})
+            weights.append(topology_normalizing_weight(len(nodes) - len(ignored)))
+            continue
+        doms = index.domains(c.topology_key)
+        # the candidate nodes' domains (a missing label reads as ""), counted over all nodes
+        seen = np.unique(doms.blank_ids[kept]).tolist()
+        ds, _ = index.domain_sums(pod, c, keys, True)
+        values = doms.values
+        counts.append(dict(zip([values[k] for k in seen], ds.sums[seen].tolist(), strict=True)))
+        weights.append(topology_normalizing_weight(len(seen)))
+    s.tp_value_to_pod_counts = counts
+    s.normalizing_weight = weights
+    s.index = index
+    s.ignored_mask = mask
+    return s
+
+
 class Scoring:
     """PodTopologySpread's PreScore, Score and NormalizeScore."""
 
@@ -118,102 +160,17 @@ class Scoring:
             )
         if not constraints:
             return Status(Code.SKIP)
-        s = PreScoreState()
-        s.constraints = constraints
-        n = len(constraints)
-        ns = pod.namespace
-        index = _SpreadIndex.of(self.handle) if self.incremental else None
-        rows = None
-        if index is not None and all_nodes is index.snap.node_info_list:
-            rows = index.rows(nodes)
-        if index is not None and rows is not None:
-            self._fast_pre_score_state(index, s, pod, constraints, nodes, rows, require_all)
-            s.count_ids = [self._count_id(c.selector, ns) for c in constraints]
-            state.write(PRE_SCORE_STATE_KEY, s)
-            return None
-        counts: list[dict[str, int]] = [{} for _ in range(n)]
-        is_host = [c.topology_key == LABEL_HOSTNAME for c in constraints]
-        ignored = s.ignored_nodes
-        for ni in nodes:
-            labels = ni.node.labels
-            if require_all and not _node_has_all_keys(labels, constraints):
-                ignored.add(ni.node.name)
-                continue
-            for i, c in enumerate(constraints):
-                if is_host[i]:
-                    # per-node counts are taken in Score
-                    continue
-                counts[i].setdefault(labels.get(c.topology_key, ""), 0)
-        weights = []
-        for i in range(n):
-            size = len(nodes) - len(ignored) if is_host[i] else len(counts[i])
-            weights.append(topology_normalizing_weight(size))
-
-        cids = [self._count_id(c.selector, ns) for c in constraints]
-        policy = _NodePolicy(pod)
-        for ni in all_nodes:
-            node = ni.node
-            labels = node.labels
-            if require_all and not _node_has_all_keys(labels, constraints):
-                continue
-            policy.reset()
-            pods = ni.pods
-            for i, c in enumerate(constraints):
-                if not policy.includes(c, node):
-                    continue
-                d = counts[i]
-                v = labels.get(c.topology_key, "")
-                # domains of no candidate node (and hostname) are not counted here
-                if v not in d:
-                    continue
-                if pods:
-                    d[v] += self._count(ni, cids[i], c.selector, ns)
-        s.tp_value_to_pod_counts = counts
-        s.count_ids = cids
-        s.normalizing_weight = weights
-        state.write(PRE_SCORE_STATE_KEY, s)
+        index = _SpreadIndex.over(self.handle, all_nodes)
+        rows = index.rows_of(nodes)
+        if rows is None:
+            return Status.from_error(
+                ValueError("calculating preScoreState: a node to score is not in the snapshot"),
+                NAME,
+            )
+        state.write(
+            PRE_SCORE_STATE_KEY, _pre_score_state(index, pod, constraints, nodes, rows, require_all)
+        )
         return None
-
-    @staticmethod
-    def _fast_pre_score_state(
-        index: _SpreadIndex,
-        s: PreScoreState,
-        pod: Pod,
-        constraints: list[Constraint],
-        nodes: Sequence[NodeInfo],
-        rows: np.ndarray,
-        require_all: bool,
-    ) -> None:
-        keys = frozenset(c.topology_key for c in constraints) if require_all else None
-        ignored = s.ignored_nodes
-        kept = rows
-        mask = np.zeros(index.n, dtype=bool)
-        if keys:
-            has = index.has_keys(keys)[rows]
-            if not has.all():
-                missing = np.flatnonzero(~has)
-                ignored.update(nodes[j].node.name for j in missing.tolist())
-                mask[rows[missing]] = True
-                kept = rows[has]
-        counts: list[dict[str, int]] = []
-        weights: list[float] = []
-        for c in constraints:
-            if c.topology_key == LABEL_HOSTNAME:
-                # per-node counts are taken in Score
-                counts.append({})
-                weights.append(topology_normalizing_weight(len(nodes) - len(ignored)))
-                continue
-            doms = index.domains(c.topology_key)
-            # the candidate nodes' domains (a missing label reads as ""), counted over all nodes
-            seen = np.unique(doms.blank_ids[kept]).tolist()
-            ds, _ = index.domain_sums(pod, c, keys, True)
-            values = doms.values
-            counts.append(dict(zip([values[k] for k in seen], ds.sums[seen].tolist(), strict=True)))
-            weights.append(topology_normalizing_weight(len(seen)))
-        s.tp_value_to_pod_counts = counts
-        s.normalizing_weight = weights
-        s.index = index
-        s.ignored_mask = mask
 
     # -- Score -------------------------------------------------------------------
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
@@ -230,7 +187,8 @@ class Scoring:
             if tp_val is None:
                 continue
             if c.topology_key == LABEL_HOSTNAME:
-                cnt = self._count(node_info, s.count_ids[i], c.selector, pod.namespace)
+                pods = node_info.pods
+                cnt = _count_matching(pods, c.selector, pod.namespace) if pods else 0
             else:
                 cnt = s.tp_value_to_pod_counts[i].get(tp_val, 0)
             score += _score_for_count(float(cnt), c.max_skew, s.normalizing_weight[i])
@@ -242,7 +200,7 @@ class Scoring:
         if s is None:
             raise KeyError(f'reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         n = len(nodes)
-        index = s.index if self.incremental else None
+        index = s.index
         rows = index.rows(nodes) if index is not None else None
         if index is None or rows is None or s.ignored_mask is None:
             out = np.empty(n, dtype=np.int64)
