@@ -25,6 +25,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import READ_WRITE_ONCE_POD, PodVolume, pod_volumes, storage_for
+from .helper import UpdatedWithPods
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -105,7 +106,7 @@ class _PreFilterState(StateData):
         self.conflicting += sign * n
 
 
-class VolumeRestrictions:
+class VolumeRestrictions(UpdatedWithPods):
     NAME = NAME
 
     def __init__(self, handle: Handle) -> None:
@@ -144,25 +145,13 @@ class VolumeRestrictions:
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(frozenset(rwop), conflicting))
         return None, None
 
-    def pre_filter_extensions(self) -> VolumeRestrictions:
-        return self
-
-    def add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    def _update_with_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
     ) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
-        s.update_with_pod(pod_to_add, 1)
-        return None
-
-    def remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
-        s.update_with_pod(pod_to_remove, -1)
+        s.update_with_pod(pod, delta)
         return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

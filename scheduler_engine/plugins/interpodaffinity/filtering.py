@@ -19,6 +19,7 @@ from ...framework.node_table import rows_in
 from ...framework.snapshot import STEADY_EXTENSIONS
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
+from ..helper import UpdatedWithPods
 from .common import (
     _AFF,
     _ANTI,
@@ -246,7 +247,7 @@ def _counts_over(
     return totals
 
 
-class Filtering:
+class Filtering(UpdatedWithPods):
     """InterPodAffinity's PreFilter, its extensions and Filter."""
 
     def pre_filter(
@@ -309,26 +310,14 @@ class Filtering:
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
-    def pre_filter_extensions(self) -> Filtering:
-        return self
-
-    def add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    def _update_with_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
     ) -> Status | None:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    @staticmethod
-    def _update(state: CycleState, other: Pod, node_info: NodeInfo, sign: int) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             # PreFilter skipped: the runtime should not call us; nothing to keep in step
             return None
-        s.update_with_pod(other, node_info.node, sign)
+        s.update_with_pod(pod, node_info.node, delta)
         return None
 
     # -- Filter --------------------------------------------------------------
