@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
@@ -58,10 +58,11 @@ STEADY_EXTENSIONS.add(SIGNATURES_KEY)
 class UpdatedWithPods:
     """PreFilterExtensions of a plugin whose PreFilter state follows the pods that
     preemption adds to or removes from a node: AddPod and RemovePod are one update
-    with +1 or -1 (upstream's ``updateWithPod``), which the plugin writes as
-    :meth:`_update_with_pod`."""
+    with +1 or -1 of the state stored under ``PRE_FILTER_STATE`` (upstream's
+    ``updateWithPod``), which the plugin writes as :meth:`_update_with_pod`."""
 
     __slots__ = ()
+    PRE_FILTER_STATE: ClassVar[str]
 
     def pre_filter_extensions(self) -> Self:
         return self
@@ -69,16 +70,29 @@ class UpdatedWithPods:
     def add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status | None:
-        return self._update_with_pod(state, pod_to_schedule, pod_to_add, node_info, 1)
+        return self._update(state, pod_to_schedule, pod_to_add, node_info, 1)
 
     def remove_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status | None:
-        return self._update_with_pod(state, pod_to_schedule, pod_to_remove, node_info, -1)
+        return self._update(state, pod_to_schedule, pod_to_remove, node_info, -1)
 
-    def _update_with_pod(
+    def _update(
         self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
     ) -> Status | None:
+        s = state.get(self.PRE_FILTER_STATE)
+        if s is None:
+            return self._missing_pre_filter_state()
+        self._update_with_pod(s, pod_to_schedule, pod, node_info, delta)
+        return None
+
+    def _missing_pre_filter_state(self) -> Status | None:
+        """What AddPod/RemovePod answer when PreFilter stored nothing (the plugin's words)."""
+        raise NotImplementedError
+
+    def _update_with_pod(
+        self, s: Any, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
         raise NotImplementedError
 
 

@@ -108,6 +108,7 @@ class _PreFilterState(StateData):
 
 class VolumeRestrictions(UpdatedWithPods):
     NAME = NAME
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
@@ -145,14 +146,13 @@ class VolumeRestrictions(UpdatedWithPods):
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(frozenset(rwop), conflicting))
         return None, None
 
+    def _missing_pre_filter_state(self) -> Status:
+        return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+
     def _update_with_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        self, s: _PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
         s.update_with_pod(pod, delta)
-        return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         for v in pod_volumes(pod):

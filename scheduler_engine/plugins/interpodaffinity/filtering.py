@@ -250,6 +250,8 @@ def _counts_over(
 class Filtering(UpdatedWithPods):
     """InterPodAffinity's PreFilter, its extensions and Filter."""
 
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
+
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
@@ -310,15 +312,14 @@ class Filtering(UpdatedWithPods):
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
-    def _update_with_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            # PreFilter skipped: the runtime should not call us; nothing to keep in step
-            return None
-        s.update_with_pod(pod, node_info.node, delta)
+    def _missing_pre_filter_state(self) -> None:
+        # PreFilter skipped: the runtime does not call AddPod/RemovePod then
         return None
+
+    def _update_with_pod(
+        self, s: PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
+        s.update_with_pod(pod, node_info.node, delta)
 
     # -- Filter --------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

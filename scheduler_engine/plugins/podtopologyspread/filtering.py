@@ -128,6 +128,8 @@ def _update_counts(
 class Filtering(UpdatedWithPods):
     """PodTopologySpread's PreFilter, its extensions and Filter."""
 
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
+
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
@@ -146,14 +148,13 @@ class Filtering(UpdatedWithPods):
         state.write(PRE_FILTER_STATE_KEY, _pre_filter_state(index, pod, constraints))
         return None, None
 
+    def _missing_pre_filter_state(self) -> Status:
+        return _missing_state(PRE_FILTER_STATE_KEY)
+
     def _update_with_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
+        self, s: PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
         _update_counts(s, pod, pod_to_schedule, node_info.node, delta)
-        return None
 
     # -- Filter ------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
