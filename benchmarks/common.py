@@ -1,8 +1,9 @@
-"""Helpers the Django benchmarks share: their environment and database, free ports,
-RSS, Celery workers, a synthetic cluster loaded once, percentiles."""
+"""Helpers the Django benchmarks share: their options, environment and database, free
+ports, RSS, Celery workers, a synthetic cluster loaded once, percentiles."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import subprocess
@@ -13,6 +14,35 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# What the options several benchmarks take mean, wherever they appear.
+HELP = {
+    "cluster": "the cluster to read, by name",
+    "nodes": "nodes of the synthetic cluster",
+    "pods": "pods of the synthetic cluster",
+    "pending": "pending pods",
+    "samples": "timed samples",
+    "reload": "re-import even if the cluster exists",
+}
+
+
+def arguments(doc: str | None, **options: Any) -> argparse.ArgumentParser:
+    """A parser described by ``doc``'s first paragraph, with an option per keyword:
+    ``nodes=5000`` is ``--nodes``, an int of 5000 by default; ``reload=False`` a flag;
+    ``(default, help)`` a default with its help, else the help is ``HELP``'s.
+    ``--help`` shows every default."""
+    ap = argparse.ArgumentParser(
+        description=doc.strip().split("\n\n")[0] if doc else None,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    for name, value in options.items():
+        default, text = value if isinstance(value, tuple) else (value, HELP.get(name))
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            ap.add_argument(flag, action="store_true", help=text)
+        else:
+            ap.add_argument(flag, type=type(default), default=default, help=text)
+    return ap
 
 
 def django_env(database: str, hosts: str, *, redis: bool = False, debug: bool = True) -> None:

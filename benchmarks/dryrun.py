@@ -18,35 +18,36 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, pct, setup_django, start_worker, superuser  # noqa: E402
+from benchmarks import common  # noqa: E402
 
-django_env("schedlab_bench", "testserver,localhost", redis=True)
+common.django_env("schedlab_bench", "testserver,localhost", redis=True)
 os.environ.setdefault("CELERY_TASK_DEFAULT_QUEUE", f"schedlab-bench-{os.getpid()}")
 # the worker's start-up prewarm would compete with the measured run (see benchmarks/explain_prewarm.py)
 os.environ.setdefault("SCHEDLAB_EXPLAIN_PREWARM", "0")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=10000)
-    ap.add_argument("--mirror-pods", type=int, default=50000)
-    ap.add_argument("--explain-samples", type=int, default=20)
-    ap.add_argument("--only-explain", action="store_true", help="skip the dry-run part")
-    args = ap.parse_args()
+    args = common.arguments(
+        __doc__,
+        nodes=5000,
+        pods=(10000, "pods of the dry-run"),
+        mirror_pods=(50000, "pods of the mirrored cluster the explanations read"),
+        explain_samples=(20, "timed explanations"),
+        only_explain=(False, "skip the dry-run part"),
+    ).parse_args()
 
-    setup_django()
+    common.setup_django()
     from django.conf import settings
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
     settings.CELERY_TASK_DEFAULT_QUEUE = os.environ["CELERY_TASK_DEFAULT_QUEUE"]
     call_command("migrate", verbosity=0)
-    user = superuser("bench")
+    user = common.superuser("bench")
     client = APIClient(SERVER_NAME="localhost")
     client.force_authenticate(user)
 
-    worker = start_worker(
+    worker = common.start_worker(
         os.environ["CELERY_TASK_DEFAULT_QUEUE"],
         env={"SCHEDLAB_MAX_SNAPSHOT_BYTES": str(512 * 1024 * 1024)},
     )
@@ -147,12 +148,12 @@ def _explanations(args: argparse.Namespace, client) -> None:
     )
     print(f"  first request (builds the warm state): {ms * cold:.0f} ms")
     print(
-        f"  warm, {len(warm)} requests: p50 {ms * pct(warm, 0.5):.0f} ms, "
-        f"p95 {ms * pct(warm, 0.95):.0f} ms, max {ms * max(warm):.0f} ms (bar: <= 500 ms)"
+        f"  warm, {len(warm)} requests: p50 {ms * common.pct(warm, 0.5):.0f} ms, "
+        f"p95 {ms * common.pct(warm, 0.95):.0f} ms, max {ms * max(warm):.0f} ms (bar: <= 500 ms)"
     )
     print(
         f"  after a mirror batch of 50 pod changes, {len(after)} requests: "
-        f"p50 {ms * pct(after, 0.5):.0f} ms, p95 {ms * pct(after, 0.95):.0f} ms"
+        f"p50 {ms * common.pct(after, 0.5):.0f} ms, p95 {ms * common.pct(after, 0.95):.0f} ms"
     )
 
 

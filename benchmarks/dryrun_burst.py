@@ -13,7 +13,6 @@ long the burst took, each status, and the attempts (1 each when none was lost).
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -23,20 +22,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, setup_django, start_worker  # noqa: E402
+from benchmarks.common import arguments, django_env, setup_django, start_worker  # noqa: E402
 
 django_env("schedlab_bench_pages", "testserver,localhost", redis=True)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench-pages")
-    ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--nodes", type=int, default=200)
-    ap.add_argument("--pending", type=int, default=1000)
-    ap.add_argument("--timeout", type=float, default=600.0)
-    args = ap.parse_args()
+    args = arguments(
+        __doc__,
+        cluster="bench-pages",
+        runs=(20, "dry-runs submitted at once"),
+        workers=(2, "Celery worker processes"),
+        nodes=200,
+        pending=1000,
+        timeout=(600.0, "seconds to wait for every run to finish"),
+    ).parse_args()
 
     setup_django()
     from dashboard.cluster.models import Cluster

@@ -13,7 +13,6 @@ then --samples more requests.  Wall times from the client, over HTTP.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import threading
@@ -23,16 +22,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, free_port, rss_mib, start_daphne, superuser  # noqa: E402
+from benchmarks import common  # noqa: E402
 
-django_env("schedlab_bench_dryrun", "127.0.0.1,localhost", redis=True)
+common.django_env("schedlab_bench_dryrun", "127.0.0.1,localhost", redis=True)
 
 
 def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) -> str:
-    port = free_port()
+    port = common.free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1" if prewarm else "0", "LOG_LEVEL": "INFO"}
     t0 = time.perf_counter()
-    proc = start_daphne(port, env)
+    proc = common.start_daphne(port, env)
     done = threading.Event()
     warm_at: list[float] = []
 
@@ -66,7 +65,7 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
         sent = time.perf_counter() - t0
         first = get()
         rest = sorted(get() for _ in range(samples))
-        rss = rss_mib(proc.pid)
+        rss = common.rss_mib(proc.pid)
         label = f"prewarm {'on' if prewarm else 'off'}, first request {'at once' if at_once else 'after prewarm'}"
         warm_note = f", prewarm done at {warm_at[0]:.1f} s" if warm_at else ""
         return (
@@ -80,11 +79,12 @@ def _case(url_path: str, auth: str, prewarm: bool, at_once: bool, samples: int) 
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench-live")
-    ap.add_argument("--pod", default="default/pod-49999")
-    ap.add_argument("--samples", type=int, default=5)
-    args = ap.parse_args()
+    args = common.arguments(
+        __doc__,
+        cluster="bench-live",
+        pod=("default/pod-49999", "the pod to explain, namespace/name"),
+        samples=5,
+    ).parse_args()
 
     import django
 
@@ -97,7 +97,7 @@ def main() -> int:
     call_command("migrate", verbosity=0)
 
     cluster = Cluster.objects.get(name=args.cluster)
-    token, _ = Token.objects.get_or_create(user=superuser("bench-prewarm"))
+    token, _ = Token.objects.get_or_create(user=common.superuser("bench-prewarm"))
     auth = f"Token {token.key}"
     ns, name = args.pod.split("/")
     path = f"/api/v1/clusters/{cluster.pk}/pods/{ns}/{name}/explanation/"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import django_env, pct  # noqa: E402
+from benchmarks.common import arguments, django_env, pct  # noqa: E402
 
 django_env("schedlab_bench_pages", "testserver,localhost", debug=False)
 
@@ -37,19 +37,16 @@ MS = 1000
 
 
 def parse_args() -> argparse.Namespace:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench-pages")
-    ap.add_argument("--samples", type=int, default=60)
-    ap.add_argument("--batch", type=int, default=500)
-    ap.add_argument("--batches", type=int, default=10)
-    ap.add_argument("--profile", default="")
-    ap.add_argument(
-        "--include", default="", help="the API's include= (nodes,whatif: every section)"
-    )
-    ap.add_argument(
-        "--profile-batches", default="", help="cProfile of the explanations after a batch"
-    )
-    return ap.parse_args()
+    return arguments(
+        __doc__,
+        cluster="bench-pages",
+        samples=60,
+        batch=(500, "running pods rewritten per batch"),
+        batches=(10, "batches"),
+        profile=("", "cProfile of the warm explanations, to this file"),
+        include=("", "the API's include= (nodes,whatif: every section)"),
+        profile_batches=("", "cProfile of the explanations after a batch, to this file"),
+    ).parse_args()
 
 
 class Explainer:

@@ -23,7 +23,6 @@ p95, after a change).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -67,11 +66,9 @@ def fleet(n: int) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nodes", type=int, default=1000)
-    ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--reload", action="store_true", help="re-import even if the cluster exists")
-    args = ap.parse_args()
+    args = common.arguments(
+        __doc__, nodes=1000, runs=(20, "times each page is rendered"), reload=False
+    ).parse_args()
 
     common.setup_django()
     from dashboard.cluster.kinds import KINDS_BY_KIND, to_row

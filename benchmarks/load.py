@@ -39,18 +39,9 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import (  # noqa: E402
-    django_env,
-    free_port,
-    logged_in_client,
-    pct,
-    rss_mib,
-    setup_django,
-    start_daphne,
-    superuser,
-)
+from benchmarks import common  # noqa: E402
 
-django_env("schedlab_bench_pages", "127.0.0.1,localhost,testserver", redis=True, debug=False)
+common.django_env("schedlab_bench_pages", "127.0.0.1,localhost,testserver", redis=True, debug=False)
 
 
 @dataclass
@@ -103,22 +94,21 @@ class Web:
 
 
 def parse_args() -> argparse.Namespace:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench-pages")
-    ap.add_argument("--web-processes", type=int, default=2)
-    ap.add_argument("--users", type=int, default=50)
-    ap.add_argument("--clients", type=int, default=10)
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--think", type=float, default=0.0, help="mean seconds between a user's pages")
-    ap.add_argument(
-        "--client-think", type=float, default=0.0, help="mean seconds between a client's requests"
-    )
-    return ap.parse_args()
+    return common.arguments(
+        __doc__,
+        cluster="bench-pages",
+        web_processes=(2, "Daphne processes on one socket"),
+        users=(50, "logged-in people walking the pages"),
+        clients=(10, "API clients asking for explanations"),
+        seconds=(60.0, "how long the load lasts"),
+        think=(0.0, "mean seconds between a user's pages"),
+        client_think=(0.0, "mean seconds between a client's requests"),
+    ).parse_args()
 
 
 def prepare(args: argparse.Namespace) -> tuple[Plan, int]:
     """The plan (pages, pods, a session per user, an API token) and the web processes' count."""
-    setup_django()
+    common.setup_django()
     from django.conf import settings
     from rest_framework.authtoken.models import Token
 
@@ -143,19 +133,19 @@ def prepare(args: argparse.Namespace) -> tuple[Plan, int]:
         f"/profiles/?cluster={name}",
     ] + [f"/clusters/{name}/pods/{ns}/{pod}/" for ns, pod in pending[:20]]
     explanations = [f"/api/v1/clusters/{c}/pods/{ns}/{pod}/explanation/" for ns, pod in pending]
-    user = superuser("bench-load")
+    user = common.superuser("bench-load")
     token, _ = Token.objects.get_or_create(user=user)
     cookie = settings.SESSION_COOKIE_NAME
     # a session row of its own per user, as a browser login makes
-    cookies = [logged_in_client(user).cookies[cookie].value for _ in range(args.users)]
+    cookies = [common.logged_in_client(user).cookies[cookie].value for _ in range(args.users)]
     return Plan(pages, explanations, cookies, cookie, token.key), args.web_processes
 
 
 def start_web(processes: int) -> Web:
     """Start the web processes and wait until each has built its warm explanation state."""
-    port = free_port()
+    port = common.free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1", "LOG_LEVEL": "INFO"}
-    web = Web(start_daphne(port, env, processes=processes), f"http://127.0.0.1:{port}")
+    web = Web(common.start_daphne(port, env, processes=processes), f"http://127.0.0.1:{port}")
     all_warm = threading.Event()
 
     def read_log() -> None:
@@ -232,8 +222,9 @@ def report(tally: Tally, took: float, cpu: float, rss: list[int], processes: int
         total += len(xs)
         xs.sort()
         print(
-            f"{kind}: {len(xs)} requests ({len(xs) / took:.1f}/s), p50 {1000 * pct(xs, 0.5):.0f} ms, "
-            f"p95 {1000 * pct(xs, 0.95):.0f} ms, max {1000 * xs[-1]:.0f} ms",
+            f"{kind}: {len(xs)} requests ({len(xs) / took:.1f}/s), "
+            f"p50 {1000 * common.pct(xs, 0.5):.0f} ms, p95 {1000 * common.pct(xs, 0.95):.0f} ms, "
+            f"max {1000 * xs[-1]:.0f} ms",
             flush=True,
         )
     print(
@@ -258,7 +249,7 @@ def main() -> int:
         print(f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
         tally, took = run_load(plan, web, args)
         cpu = web.cpu_seconds() - cpu0
-        rss = [rss_mib(pid) for pid in web.children]
+        rss = [common.rss_mib(pid) for pid in web.children]
     finally:
         web.proc.terminate()
         web.proc.wait(60)

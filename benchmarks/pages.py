@@ -314,16 +314,17 @@ def _dry_runs(cluster: Any, user: Any, args: argparse.Namespace) -> tuple[Any, A
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=50000)
-    ap.add_argument("--pending", type=int, default=5000)
-    ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--reload", action="store_true", help="re-import even if the cluster exists")
-    ap.add_argument("--dryrun-pods", type=int, default=10000)
-    ap.add_argument("--rerun", action="store_true", help="new dry-runs even if kept ones exist")
-    ap.add_argument("--only", default="", help="only pages whose label contains this")
-    args = ap.parse_args()
+    args = common.arguments(
+        __doc__,
+        nodes=5000,
+        pods=50000,
+        pending=5000,
+        runs=(20, "times each page is rendered"),
+        reload=False,
+        dryrun_pods=(10000, "pods of each of the two dry-runs"),
+        rerun=(False, "new dry-runs even if kept ones exist"),
+        only=("", "only pages whose label contains this"),
+    ).parse_args()
 
     common.setup_django()
     from dashboard.cluster.models import Pod

@@ -17,7 +17,6 @@ their sum, and the dry-run's seconds (load, engine, store; POST to succeeded).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import threading
@@ -28,20 +27,12 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import (  # noqa: E402
-    django_env,
-    free_port,
-    rss_mib,
-    setup_django,
-    start_daphne,
-    start_worker,
-    superuser,
-)
+from benchmarks import common  # noqa: E402
 
 # a Redis database of its own: the web process queues on the default queue, which no other
 # worker on the shared Redis may take
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/7")
-django_env("schedlab_bench", "127.0.0.1,localhost", redis=True, debug=False)
+common.django_env("schedlab_bench", "127.0.0.1,localhost", redis=True, debug=False)
 SNAPSHOT_BYTES = str(1 << 30)  # the frozen state of 150,000 pods is larger than the default cap
 
 
@@ -64,14 +55,14 @@ def workload(pending: int) -> list[dict]:
 
 def start_web() -> tuple:
     """One web process under schedlab.serve; returns (supervisor, child pid, base URL)."""
-    port = free_port()
+    port = common.free_port()
     env = {
         **os.environ,
         "SCHEDLAB_EXPLAIN_PREWARM": "1",
         "LOG_LEVEL": "INFO",
         "SCHEDLAB_MAX_SNAPSHOT_BYTES": SNAPSHOT_BYTES,
     }
-    proc = start_daphne(port, env, processes=1)
+    proc = common.start_daphne(port, env, processes=1)
     child: list[int] = []
     warm = threading.Event()
 
@@ -113,11 +104,10 @@ def dry_run(base: str, token: str, cluster_id: int, pending: int) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cluster", default="bench")
-    ap.add_argument("--pending", type=int, default=10000)
-    args = ap.parse_args()
-    setup_django()
+    args = common.arguments(
+        __doc__, cluster="bench", pending=(10000, "pods of the dry-run's workload")
+    ).parse_args()
+    common.setup_django()
     from rest_framework.authtoken.models import Token
 
     from dashboard.cluster.models import Cluster, Node, Pod
@@ -126,15 +116,18 @@ def main() -> int:
     nodes = Node.objects.filter(cluster=cluster).count()
     pods = Pod.objects.filter(cluster=cluster).count()
     print(f"cluster {cluster.name}: {nodes} nodes, {pods} pods", flush=True)
-    token = Token.objects.get_or_create(user=superuser("bench-scale"))[0].key
+    token = Token.objects.get_or_create(user=common.superuser("bench-scale"))[0].key
     worker_env = {"SCHEDLAB_EXPLAIN_PREWARM": "1", "SCHEDLAB_MAX_SNAPSHOT_BYTES": SNAPSHOT_BYTES}
-    worker = start_worker(None, f"scale-{os.getpid()}", env=worker_env)
+    worker = common.start_worker(None, f"scale-{os.getpid()}", env=worker_env)
     web, child, base = start_web()
     try:
-        web_rss, worker_rss = rss_mib(child), rss_mib(worker.pid)
+        web_rss, worker_rss = common.rss_mib(child), common.rss_mib(worker.pid)
         print(f"after the prewarm: web {web_rss} MiB, worker {worker_rss} MiB", flush=True)
         d = dry_run(base, token, cluster.pk, args.pending)
-        web_peak, worker_peak = rss_mib(child, peak=True), rss_mib(worker.pid, peak=True)
+        web_peak, worker_peak = (
+            common.rss_mib(child, peak=True),
+            common.rss_mib(worker.pid, peak=True),
+        )
     finally:
         web.terminate()
         worker.terminate()

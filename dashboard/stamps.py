@@ -2,7 +2,8 @@
 
 ``Requested``: who asked and when; ``Worked``: when a worker started it, last
 said it is alive (the reapers read it) and finished it.  Abstract: each
-concrete model keeps its own table and columns.
+concrete model keeps its own table and columns.  ``WorkStatus``: where such
+work stands, ``FINISHED`` the statuses it ends in.
 """
 
 from __future__ import annotations
@@ -10,7 +11,18 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-__all__ = ["Requested", "Worked"]
+__all__ = ["FINISHED", "Requested", "WorkStatus", "Worked"]
+
+
+class WorkStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    SUCCEEDED = "succeeded", "succeeded"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+FINISHED = (WorkStatus.SUCCEEDED, WorkStatus.FAILED, WorkStatus.CANCELLED)
 
 
 class Requested(models.Model):

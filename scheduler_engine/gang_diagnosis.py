@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .framework.snapshot import Snapshot
-from .framework.status import Code
-from .scheduler.messages import FitError, reason_histogram
+from .scheduler.messages import FitError
 
 __all__ = [
     "DOMAIN_LABELS",
@@ -50,12 +49,8 @@ def blocking_reason(fe: FitError | None, message: str) -> str:
     # nodes turned down for a reason that can change (a shortfall: Unschedulable) say
     # what blocks the member where it could go; nodes it may never use (taints,
     # selectors: UnschedulableAndUnresolvable) only when there are no others
-    resolvable: dict[str, int] = {}
-    for st in d.node_to_status.statuses.values():
-        if st.code == Code.UNSCHEDULABLE:
-            for r in st.reasons:
-                resolvable[r] = resolvable.get(r, 0) + 1
-    hist = resolvable or reason_histogram(d.node_to_status, fe.num_all_nodes)
+    every, resolvable = fe.reason_counts()
+    hist = resolvable or every
     if not hist:
         return message
     return min(hist.items(), key=lambda kv: (-kv[1], kv[0]))[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from dashboard import stamps
 from dashboard.cluster.models import Cluster
 from dashboard.stamps import Requested, Worked
 
@@ -56,18 +57,12 @@ class ProfileVersion(models.Model):
 
 
 class DryRun(Requested, Worked):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
-        CANCELLED = "cancelled", "cancelled"
+    Status = stamps.WorkStatus
+    FINISHED = stamps.FINISHED
 
     class Source(models.TextChoices):
         MIRROR = "mirror", "mirror"
         SNAPSHOT = "snapshot", "snapshot"
-
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
     cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="dry_runs")
     profile_version = models.ForeignKey(

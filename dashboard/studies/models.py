@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from django.db import models
 
+from dashboard import stamps
 from dashboard.stamps import Requested, Worked
 
-
-class Status(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    SUCCEEDED = "succeeded", "succeeded"
-    FAILED = "failed", "failed"
-    CANCELLED = "cancelled", "cancelled"
-
-
-FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+Status = stamps.WorkStatus
+FINISHED = stamps.FINISHED
 
 
 class Study(Requested):

@@ -104,6 +104,19 @@ class Attempt:
     # failed): upstream's handleBindingCycleError treats this as an assigned pod's delete
     forgotten: bool = False
 
+    def compact(self) -> None:
+        """Once the attempt is final, drop what only an explanation reads: the status
+        of every node (the FitError keeps its message and histograms) and the cycle
+        state. A waiting attempt still needs both."""
+        if self.status == AttemptStatus.WAITING:
+            return
+        if self.fit_error is not None:
+            self.fit_error.compact()
+            self.diagnosis = self.fit_error.diagnosis
+        else:
+            self.diagnosis = None
+        self.state = None
+
 
 class Scheduler:
     """The scheduling algorithm over one shared context (upstream ``Scheduler``)."""

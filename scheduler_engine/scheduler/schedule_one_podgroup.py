@@ -95,6 +95,14 @@ class GroupOutcome:
     def success(self) -> bool:
         return self.status is None
 
+    def compact(self) -> None:
+        """Every member's attempt, in every placement tried, made final (``Attempt.compact``)."""
+        for mr in self.members:
+            mr.attempt.compact()
+        for members in self.placement_members.values():
+            for mr in members:
+                mr.attempt.compact()
+
 
 def _group_rejected(*reasons: str) -> Status:
     # NewStatus(Unschedulable, reasons...).WithError(errPodGroupUnschedulable):

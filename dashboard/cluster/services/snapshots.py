@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,13 @@ from ..models import Cluster
 from .cluster_state import Changes, apply_changes, known_versions
 from .clusters import ensure_snapshot_cluster
 
-__all__ = ["ImportResult", "export_snapshot", "import_objects", "import_snapshot"]
+__all__ = [
+    "ImportResult",
+    "export_snapshot",
+    "import_objects",
+    "import_snapshot",
+    "iter_snapshot_objects",
+]
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +70,8 @@ def import_snapshot(path: str | Path, cluster_name: str) -> ImportResult:
     return import_objects(cluster, objects)
 
 
-def export_snapshot(cluster: Cluster) -> dict[str, Any]:
-    """The cluster as a ``kind: List``, loadable by the engine and by kubectl."""
-    items: list[dict[str, Any]] = []
+def iter_snapshot_objects(cluster: Cluster) -> Iterator[dict[str, Any]]:
+    """The cluster's objects in :func:`export_snapshot`'s order, read in chunks from the database."""
     for spec in KINDS:
         for obj in (
             spec.rows()
@@ -76,5 +82,10 @@ def export_snapshot(cluster: Cluster) -> dict[str, Any]:
         ):
             obj.setdefault("kind", spec.kind)
             obj.setdefault("apiVersion", spec.api_version)
-            items.append(obj)
+            yield obj
+
+
+def export_snapshot(cluster: Cluster) -> dict[str, Any]:
+    """The cluster as a ``kind: List``, loadable by the engine and by kubectl."""
+    items = list(iter_snapshot_objects(cluster))
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}

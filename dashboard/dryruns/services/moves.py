@@ -8,6 +8,7 @@ before the pending pods are scheduled.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from scheduler_engine.cluster import ClusterState
@@ -15,7 +16,7 @@ from scheduler_engine.whatif.moves import Move, with_moves
 
 from .errors import BadInput
 
-__all__ = ["MAX_MOVES", "apply_moves", "check_moves"]
+__all__ = ["MAX_MOVES", "Placements", "apply_moves", "check_moves"]
 
 MAX_MOVES = 100
 
@@ -25,8 +26,30 @@ def _pod_key(obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
-def check_moves(moves: Any, objects: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The moves as stored (``[{"pod", "from", "to"}]``); BadInput naming the first bad field."""
+class Placements:
+    """The node names and where each pod runs, gathered as the frozen objects go by."""
+
+    __slots__ = ("nodes", "where")
+
+    def __init__(self) -> None:
+        self.nodes: set[str] = set()
+        self.where: dict[str, str] = {}
+
+    def tap(self, objects: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``objects`` unchanged, each one noted on the way."""
+        for o in objects:
+            if o.get("kind") == "Node":
+                self.nodes.add((o.get("metadata") or {}).get("name"))
+            elif o.get("kind") == "Pod":
+                self.where[_pod_key(o)] = (o.get("spec") or {}).get("nodeName") or ""
+            yield o
+
+
+def check_moves(moves: Any, seen: Placements) -> list[dict[str, str]]:
+    """The moves as stored (``[{"pod", "from", "to"}]``); BadInput naming the first bad field.
+
+    ``seen`` has gone over the frozen objects.
+    """
     if moves is None:
         return []
     if not isinstance(moves, list):
@@ -35,14 +58,9 @@ def check_moves(moves: Any, objects: list[dict[str, Any]]) -> list[dict[str, str
         )
     if len(moves) > MAX_MOVES:
         raise BadInput.one("moves", f"at most {MAX_MOVES} moves")
-    nodes = {(o.get("metadata") or {}).get("name") for o in objects if o.get("kind") == "Node"}
-    where = {
-        _pod_key(o): (o.get("spec") or {}).get("nodeName") or ""
-        for o in objects
-        if o.get("kind") == "Pod"
-    }
+    nodes, where = seen.nodes, seen.where
     out: list[dict[str, str]] = []
-    seen: set[str] = set()
+    moved: set[str] = set()
     for i, m in enumerate(moves):
         field = f"moves[{i}]"
         if not isinstance(m, dict):
@@ -56,7 +74,7 @@ def check_moves(moves: Any, objects: list[dict[str, Any]]) -> list[dict[str, str
         pod, source, target = m["pod"], m["from"], m["to"]
         if pod not in where:
             raise BadInput.one(f"{field}.pod", f"no pod {pod} in the cluster state")
-        if pod in seen:
+        if pod in moved:
             raise BadInput.one(f"{field}.pod", f"{pod} is moved twice")
         if not where[pod]:
             raise BadInput.one(f"{field}.pod", f"{pod} is pending: only running pods move")
@@ -66,7 +84,7 @@ def check_moves(moves: Any, objects: list[dict[str, Any]]) -> list[dict[str, str
             raise BadInput.one(f"{field}.to", f"no node {target} in the cluster state")
         if target == source:
             raise BadInput.one(f"{field}.to", "is the node the pod runs on")
-        seen.add(pod)
+        moved.add(pod)
         out.append({"pod": pod, "from": source, "to": target})
     return out
 

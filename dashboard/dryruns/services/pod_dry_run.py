@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dashboard.cluster.models import Cluster, Pod
-from dashboard.cluster.services.snapshots import export_snapshot
+from dashboard.cluster.services.snapshots import iter_snapshot_objects
 from dashboard.dryruns.models import DryRun, ProfileVersion
 from dashboard.dryruns.services.dryruns import create_dry_run
 from scheduler_engine.whatif.patch import apply_patch
@@ -37,7 +37,7 @@ def start_pod_dry_run(
     kind = (fix or {}).get("kind")
     freed = {e.get("pod") for e in (fix or {}).get("evict") or ()}
     items = []
-    for obj in export_snapshot(cluster)["items"]:
+    for obj in iter_snapshot_objects(cluster):
         if obj.get("kind") == "Pod":
             meta = obj.get("metadata") or {}
             this = (meta.get("namespace"), meta.get("name")) == (namespace, name)

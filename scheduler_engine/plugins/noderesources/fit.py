@@ -20,6 +20,7 @@ checked like any other and fails with ``Insufficient <name>``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -83,7 +84,9 @@ DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 ENABLE_DRA_EXTENDED_RESOURCE = True
 
 
+@functools.lru_cache(maxsize=1024)
 def insufficient_reason(resource_name: str) -> str:
+    # one string per resource name, not one per rejected node
     return f"Insufficient {resource_name}"
 
 
@@ -118,12 +121,14 @@ def device_class_resolver(device_classes: Sequence[Mapping[str, Any]]) -> dict[s
 class FitPreFilterState(StateData):
     """The pod's request, with the scalar checks resolved once per cycle."""
 
-    __slots__ = ("checks", "empty", "request")
+    __slots__ = ("checks", "empty", "request", "statuses")
 
-    def __init__(self, request: Resource, checks: tuple[tuple[str, int, bool], ...]) -> None:
+    def __init__(self, request: Resource, checks: tuple[tuple[str, int, bool, str], ...]) -> None:
         self.request = request
-        # (name, quantity, left to DRA where the node has none of it)
+        # (name, quantity, left to DRA where the node has none of it, its Insufficient reason)
         self.checks = checks
+        # (unresolvable, reasons) → the one Status this cycle returns for them
+        self.statuses: dict[tuple[bool, tuple[str, ...]], Status] = {}
         self.empty = (
             request.milli_cpu == 0
             and request.memory == 0
@@ -188,7 +193,7 @@ class Fit:
         req = pod.requests
         dra = self._dra_mapping()
         checks = tuple(
-            (name, q, name in dra)
+            (name, q, name in dra, insufficient_reason(name))
             for name, q in req.scalar.items()
             if q != 0 and not self._is_ignored(name)
         )
@@ -230,19 +235,23 @@ class Fit:
         if s.checks:
             asc = alloc.scalar
             usc = used.scalar
-            for name, q, dra in s.checks:
+            for name, q, dra, reason in s.checks:
                 a = asc.get(name, 0)
                 if dra and a <= 0:
                     continue
                 if q > a - usc.get(name, 0):
                     reasons = reasons or []
-                    reasons.append(insufficient_reason(name))
+                    reasons.append(reason)
                     unresolvable = unresolvable or q > a
         if reasons is None:
             return None
-        return Status(
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons
-        )
+        # nodes short of the same resources share one Status (never changed once made)
+        key = (unresolvable, tuple(reasons))
+        status = s.statuses.get(key)
+        if status is None:
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+            status = s.statuses[key] = Status(code, *reasons)
+        return status
 
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """True where :meth:`filter` succeeds."""
@@ -257,7 +266,7 @@ class Fit:
         for c, q in ((0, req.milli_cpu), (1, req.memory), (2, req.ephemeral_storage)):
             if q > 0:
                 ok &= q <= table.allocatable[rows, c] - table.requested[rows, c]
-        for name, q, dra in s.checks:
+        for name, q, dra, _ in s.checks:
             c = table.columns.get(name)
             if c is None:
                 # nobody has it: fails everywhere unless DRA takes it
