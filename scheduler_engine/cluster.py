@@ -7,6 +7,7 @@ Kinds the engine does not model yet are kept as plain dicts in ``objects``
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -68,6 +69,11 @@ class ClusterState:
     def __post_init__(self) -> None:
         if not self.node_topologies and self.objects.get(NRT_KIND):
             self.node_topologies = index_topologies(self.objects[NRT_KIND], source=self.source)
+
+    def with_pending_copied(self) -> ClusterState:
+        """A working copy for one run: pending pods are copied, since scheduling sets
+        their node and nomination; running pods are shared."""
+        return self.replaced(pods=[p if p.node_name else copy.copy(p) for p in self.pods])
 
     def replaced(
         self, pods: Iterable[Pod] | None = None, nodes: Iterable[Node] | None = None

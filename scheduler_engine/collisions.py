@@ -107,10 +107,6 @@ class _Delivery:
     node: str = field(compare=False)
 
 
-def _working_copy(cluster: ClusterState) -> ClusterState:
-    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
-
-
 class _Run:
     def __init__(
         self,
@@ -132,7 +128,7 @@ class _Run:
         self.results: dict[str, dict[str, Any]] = {}
         self.order: list[str] = [p.key for p in cluster.pending_pods]
         for prof in config.profiles:
-            work = _working_copy(cluster)
+            work = cluster.with_pending_copied()
             ctx = SimulationContext(
                 cluster=work,
                 snapshot=base.copy(),

@@ -22,7 +22,7 @@ dashboard can pass stored JSON without parsing whole pods.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from .apinames import is_dns1123_subdomain, is_label_key
@@ -131,13 +131,7 @@ class Orphan:
     message: str
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "pod": self.pod,
-            "reason": self.reason,
-            "field": self.field,
-            "value": self.value,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 def gate_is_known(gate: str, controllers: Collection[str]) -> bool:

@@ -9,11 +9,10 @@ of the engine CLI's contract (``results`` in queue order, then ``summary``).
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import podgroup_preemption as wap
@@ -50,7 +49,7 @@ from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 from .whatif.moves import Scheduling
 from .whatif.report import what_if
 
-__all__ = ["MAX_ROUNDS", "simulate"]
+__all__ = ["MAX_ROUNDS", "default_clock", "simulate"]
 
 
 # retry rounds for pods left unschedulable while the cluster still changes
@@ -92,16 +91,19 @@ class _PodState:
         self.events: list[ev.Event] = []
 
 
-def _working_copy(cluster: ClusterState) -> ClusterState:
-    """The cluster with pending pods copied: scheduling sets their node and nomination."""
-    return cluster.replaced(pods=[p if p.node_name else copy.copy(p) for p in cluster.pods])
+def default_clock(pods: Iterable[Pod], pod_groups: Iterable[Mapping[str, Any]]) -> float:
+    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups).
 
-
-def _default_clock(cluster: ClusterState) -> float:
-    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups)."""
-    ts = [p.creation_ts for p in cluster.pods if p.creation_ts]
-    ts += [p.start_ts for p in cluster.pods if p.start_ts]
-    for obj in cluster.of_kind("PodGroup"):
+    What ``simulate`` starts its clock at when given no ``now``; the latest of
+    two parts is the clock of both together.
+    """
+    ts: list[float] = []
+    for p in pods:
+        if p.creation_ts:
+            ts.append(p.creation_ts)
+        if p.start_ts:
+            ts.append(p.start_ts)
+    for obj in pod_groups:
         try:
             made = parse_time((obj.get("metadata") or {}).get("creationTimestamp"))
         except (AttributeError, ValueError):
@@ -204,7 +206,7 @@ class _Run:
         self.explain = explain
         # the events plugins of one's own register (plugin_api's EVENTS)
         self.plugin_events = registry.requeue_events()
-        work = _working_copy(cluster)
+        work = cluster.with_pending_copied()
         self.running = [p for p in work.pods if p.node_name]
         if snapshot is None:
             snapshot = Snapshot(work.nodes, self.running, work.namespaces)
@@ -215,7 +217,7 @@ class _Run:
             cluster=work,
             snapshot=snapshot,
             rng=random.Random(seed),
-            clock=_default_clock(work) if now is None else now,
+            clock=default_clock(work.pods, work.of_kind("PodGroup")) if now is None else now,
             parallelism=config.parallelism,
         )
         self.recorder = Recorder() if explain else None

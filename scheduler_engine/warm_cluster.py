@@ -31,7 +31,7 @@ from .framework.snapshot import STEADY_EXTENSIONS, Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
-from .simulate import simulate
+from .simulate import default_clock, simulate
 
 __all__ = ["WarmCluster", "object_key"]
 
@@ -84,6 +84,8 @@ class WarmCluster:
         self._topologies: dict[str, NodeResourceTopology] = {}
         # objects the engine cannot parse: skipped, with the one-line reason
         self.rejected: dict[Key, str] = {}
+        # the default clock of the running pods and PodGroups; None: work it out again
+        self._clock: float | None = None
         self.apply(objects)
 
     # -- changes -------------------------------------------------------------
@@ -99,6 +101,7 @@ class WarmCluster:
         """
         ups = list(upserts)
         with self._lock:
+            self._clock = None
             # priority classes first: pods resolve their priority through them
             pcs = [o for o in ups if o.get("kind") == "PriorityClass"]
             pc_deletes = [k for k in deletes if k[0] == "PriorityClass"]
@@ -344,6 +347,8 @@ class WarmCluster:
             state = self.state(*pods)
             snap = self._snapshot()
             mark = len(snap.change_log)
+            if self._clock is None:  # a pass over every running pod, once per change
+                self._clock = default_clock(self._pods.values(), state.of_kind("PodGroup"))
             try:
                 return simulate(
                     state,
@@ -353,6 +358,7 @@ class WarmCluster:
                     snapshot=snap,
                     registry=registry,
                     whatif=whatif,
+                    now=max(self._clock, default_clock(pods, ())),
                 ).to_dict()
             finally:
                 self._undo(snap, mark)

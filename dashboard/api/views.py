@@ -32,6 +32,7 @@ from dashboard.explain.orphans import settings_of, unschedulable, update_setting
 from dashboard.roles import ADMIN, OPERATOR
 
 from . import serializers as s
+from .gpu_serializers import GpuFleetSerializer, GpuNodeSerializer, InconsistencySerializer
 from .params import (
     OFFSET_MAX,
     StrictLimitOffsetPagination,
@@ -70,7 +71,7 @@ class Base(viewsets.GenericViewSet):
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, BadInput):
             exc = ValidationError(exc.errors)
-        elif isinstance(exc, NotCancellable):
+        elif isinstance(exc, NotCancellable | GangsUnavailable):
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         elif isinstance(exc, ConfigMapWriteError):
             # recorded (inactive, with the error); the active profile is unchanged
@@ -141,10 +142,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         """Pod groups (either gang API) with pending members: how many fit and where, what
         blocks the rest by reason, the quorum they lack (the engine, with the active profile).
         409 when the cluster is too large to schedule within a request."""
-        try:
-            return Response(pending_gangs(self.get_object()))
-        except GangsUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(pending_gangs(self.get_object()))
 
     @extend_schema(
         operation_id="clusters_gangs_retrieve",
@@ -179,10 +177,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise ValidationError(
                 {"api": [f"must be {NATIVE_GANG_API} or {COSCHEDULING_API}, not {api!r}"]}
             )
-        try:
-            g = find_gang(cluster, namespace, name, api)
-        except GangsUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        g = find_gang(cluster, namespace, name, api)
         if g is None:
             raise NotFound(
                 f"no pod group {namespace}/{name} with pending members in cluster {cluster.name}"
@@ -219,13 +214,13 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             return Response(settings_of(cluster))
         return Response(update_settings(cluster, request.data))
 
-    @extend_schema(operation_id="clusters_gpus_retrieve", responses=s.GpuFleetSerializer)
+    @extend_schema(operation_id="clusters_gpus_retrieve", responses=GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
     def gpus(self, request: Request, pk: str | None = None) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
-    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=s.GpuNodeSerializer)
+    @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=GpuNodeSerializer)
     @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
     def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
@@ -235,7 +230,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             raise NotFound(f"node {node} of cluster {cluster.name} has no GPUs or does not exist")
         return Response(view.to_dict())
 
-    @extend_schema(responses=s.InconsistencySerializer(many=True))
+    @extend_schema(responses=InconsistencySerializer(many=True))
     @action(detail=True, methods=["get"], url_path="gpu-inconsistencies", pagination_class=None)
     def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
         """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,

@@ -16,6 +16,7 @@ from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .node_memo import FEASIBLE_ROWS, NodeMemo, pod_spec_signature
 from .outcomes import filter_status, plugin_error
+from .recorder import PASSED
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,10 +34,11 @@ class FilterPass:
     ``feasible`` in the rotated order the nodes were examined; ``examined`` how
     many nodes count as processed (upstream's ``len(feasible) + len(statuses)``);
     ``rejected`` the rejected nodes with their statuses, in examination order;
-    ``error`` the first Error, which ends the search.
+    ``error`` the first Error, which ends the search; ``verdicts`` the
+    vectorised filters' verdicts per node, by plugin name, when they ran.
     """
 
-    __slots__ = ("error", "examined", "feasible", "rejected")
+    __slots__ = ("error", "examined", "feasible", "rejected", "verdicts")
 
     def __init__(
         self,
@@ -44,11 +46,13 @@ class FilterPass:
         examined: int,
         rejected: list[tuple[str, Status]] | None = None,
         error: Status | None = None,
+        verdicts: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.feasible = feasible
         self.examined = examined
         self.rejected = rejected if rejected is not None else []
         self.error = error
+        self.verdicts = verdicts
 
 
 class FilterLoop:
@@ -93,8 +97,13 @@ class FilterLoop:
     ) -> Status | None:
         raise NotImplementedError
 
-    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, passed: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def passed_values(filters: list[_Filter]) -> dict[str, Any]:
+        """What a node passing every one of ``filters`` records: name → PASSED, in order."""
+        return dict.fromkeys((name for name, _, _ in filters), PASSED)
 
     def _filter_node_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
@@ -131,6 +140,15 @@ class FilterLoop:
                 quick = self._diagnose_vectorised(state, pod, nodes, active)
                 if quick is not None:
                     return quick
+            if found.verdicts:
+                # each node's exact status: only the filters its verdicts do not pass run
+                verdicts = found.verdicts
+                known = [verdicts.get(name) for name, _, _ in active]
+                passes = [None if v is None else v.tolist() for v in known]
+                passes.append(None)  # (no node passes every filter: none is feasible)
+                return self._pass_per_node(
+                    state, pod, nodes, range(start, start + n), start, to_find, active, passes
+                )
         return self._pass_per_node(
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
@@ -190,6 +208,7 @@ class FilterLoop:
     ) -> FilterPass:
         n = len(nodes)
         mask: np.ndarray | None = None
+        verdicts: dict[str, np.ndarray] = {}
         memo = self._node_memo(state, pod, nodes) if self._memo_filters else None
         for name, fb in vectorised:
             m = None
@@ -202,6 +221,7 @@ class FilterLoop:
                     m = fb(state, pod, nodes)
                 except Exception as exc:
                     return FilterPass([], 0, error=filter_status(plugin_error(exc, name), name))
+            verdicts[name] = m
             mask = m if mask is None else (mask & m)
         idx = np.flatnonzero(mask)
         if start:
@@ -217,10 +237,11 @@ class FilterLoop:
             state.write(FEASIBLE_ROWS, (feasible, nodes, rows))
             if len(chosen) >= to_find:
                 return FilterPass(feasible, ((chosen[-1] - start) % n) + 1)
-            return FilterPass(feasible, n)
+            return FilterPass(feasible, n, verdicts=verdicts)
         found = self._pass_per_node(state, pod, nodes, idx.tolist(), start, to_find, rest)
         if found.error is not None:
             found.examined = 0
+        found.verdicts = verdicts
         return found
 
     def _pass_per_node(
@@ -250,6 +271,7 @@ class FilterLoop:
         )
         active = self.active_filters(state)
         every = passes[-1] if passes is not None else None
+        passed = self.passed_values(filters) if explain and every is not None else {}
         for k in order:
             j = k % n
             ni = nodes[j]
@@ -258,7 +280,7 @@ class FilterLoop:
             elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
             elif every is not None and every[j]:
-                self._record_passed(pod, ni, filters)
+                self._record_passed(pod, ni, passed)
                 s = None
             else:
                 s = self._filter_node(state, pod, ni, filters, passes, j)

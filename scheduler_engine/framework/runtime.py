@@ -56,7 +56,7 @@ from .outcomes import (
     wrap,
 )
 from .placement import Placement, PodGroupAssignments, PodGroupInfo
-from .recorder import Recorder, status_value
+from .recorder import PASSED, Recorder, status_value
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -344,6 +344,11 @@ class Framework(FilterLoop):
         every = self.recorder is not None and self._record_filters
         if not every:
             # not recorded: the hook's conversion inline (the hot path), stopping at the first no
+            if passes is not None:
+                # only the filters the vectorised verdicts do not pass
+                filters = [
+                    f for f, v in zip(filters, passes, strict=False) if v is None or not v[j]
+                ]
             for name, filt, _ in filters:
                 try:
                     s = filt(state, pod, node_info)
@@ -362,14 +367,14 @@ class Framework(FilterLoop):
             if passes is not None:
                 passed = passes[f]
                 if passed is not None and passed[j]:
-                    values[name] = {"code": "Success", "reasons": []}
+                    values[name] = PASSED
                     continue
             try:
                 s = filt(state, pod, node_info)
             except Exception as exc:
                 s = plugin_error(exc, name)
             if s is None:
-                values[name] = {"code": "Success", "reasons": []}
+                values[name] = PASSED
                 continue
             if s.code != Code.SUCCESS:
                 s = filter_status(s, name)
@@ -378,12 +383,18 @@ class Framework(FilterLoop):
             values[name] = status_value(s)
         return first
 
-    def _record_passed(self, pod: Pod, node_info: NodeInfo, filters: list[_Filter]) -> None:
-        """Record the node as passing every filter (their vectorised verdicts say so)."""
+    def _record_passed(self, pod: Pod, node_info: NodeInfo, passed: dict[str, Any]) -> None:
+        """Record the node as passing every filter (their vectorised verdicts say so).
+
+        ``passed`` is ``passed_values(filters)``: each filter's name → PASSED.
+        """
         assert self.recorder is not None
-        values = self.recorder.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
-        for name, _, _ in filters:
-            values[name] = {"code": "Success", "reasons": []}
+        per_node = self.recorder.pod(pod.key).setdefault("filter", {})
+        values = per_node.get(node_info.name)
+        if values is None:
+            per_node[node_info.name] = dict(passed)
+        else:
+            values.update(passed)
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

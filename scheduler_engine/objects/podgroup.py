@@ -76,6 +76,14 @@ def parse_native_pod_group(obj: Mapping[str, Any], *, source: str | None = None)
     def bad(field: str, msg: str) -> InputError:
         return InputError(msg, file=source, obj=ref, field=field)
 
+    def optional_object(
+        parent: Mapping[str, Any], key: str, field: str
+    ) -> Mapping[str, Any] | None:
+        value = parent.get(key)
+        if value is not None and not isinstance(value, Mapping):
+            raise bad(field, "must be an object")
+        return value
+
     if not name:
         raise bad("metadata.name", "is required")
     spec = obj.get("spec")
@@ -84,22 +92,18 @@ def parse_native_pod_group(obj: Mapping[str, Any], *, source: str | None = None)
     policy = spec.get("schedulingPolicy")
     if not isinstance(policy, Mapping):
         raise bad("spec.schedulingPolicy", "is required")
-    gang = policy.get("gang")
+    gang = optional_object(policy, "gang", "spec.schedulingPolicy.gang")
     min_count: int | None = None
     if gang is not None:
-        if not isinstance(gang, Mapping):
-            raise bad("spec.schedulingPolicy.gang", "must be an object")
         mc = gang.get("minCount")
         if isinstance(mc, bool) or not isinstance(mc, int) or mc < 1:
             raise bad("spec.schedulingPolicy.gang.minCount", "must be an integer of at least 1")
         min_count = mc
         if policy.get("basic") is not None:
             raise bad("spec.schedulingPolicy", "may set only one of basic and gang")
-    cons = spec.get("schedulingConstraints")
+    cons = optional_object(spec, "schedulingConstraints", "spec.schedulingConstraints")
     topo_key: str | None = None
     if cons is not None:
-        if not isinstance(cons, Mapping):
-            raise bad("spec.schedulingConstraints", "must be an object")
         topo = cons.get("topology") or []
         if not isinstance(topo, list):
             raise bad("spec.schedulingConstraints.topology", "must be a list")

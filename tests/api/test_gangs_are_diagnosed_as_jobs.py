@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from dashboard.explain import live
+from dashboard.explain import gangs, live
 from tests.support.gang_cluster import GATES, make_gang_cluster
 
 
@@ -47,6 +47,15 @@ def test_unknown_gangs_and_bad_parameters(viewer, gangs_cluster):
     assert viewer.get(f"{base}/train/big/").status_code == 404
     bad = viewer.get(f"{base}/train/big/?api=v1")
     assert bad.status_code == 400 and "api" in bad.json()
+
+
+def test_a_cluster_too_large_to_schedule_in_a_request_is_a_409(viewer, gangs_cluster, monkeypatch):
+    monkeypatch.setattr(gangs, "ENGINE_MESSAGES_MAX_NODES", 1)
+    base = f"/api/v1/clusters/{gangs_cluster.pk}/gangs"
+    for path in (f"{base}/", f"{base}/train/big/"):
+        r = viewer.get(path)
+        assert r.status_code == 409, (path, r.content)
+        assert r.json()["detail"].startswith(f"{gangs_cluster.name} has more than 1 nodes")
 
 
 def test_gangs_need_a_login(client, gangs_cluster):
