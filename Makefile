@@ -31,10 +31,14 @@ $(BUNDLE): node_modules/.installed $(wildcard frontend/editor/*.js)
 services:
 	bash scripts/ensure-services.sh
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist; CI has 2 cores): each
+# has its own test database, channel-layer prefix and Celery queue (settings/test.py).
+TEST_WORKERS ?= 2
+
 test: install services
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 # The README's screenshots: the browser tests, writing their pictures into docs/.
 screenshots: install services

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from schedlab.settings.env import env_float, env_int
+from scheduler_engine.features import parse_feature_gates
 from scheduler_engine.framework.registry import Registry
 from scheduler_engine.plugin_loader import build_registry, parse_specs
 
@@ -17,6 +18,12 @@ def _get(name: str, default: int | float) -> int | float:
         return getattr(settings, name)
     reader = env_float if isinstance(default, float) else env_int
     return reader(name, default)  # type: ignore[arg-type]
+
+
+def _setting(name: str) -> Any:
+    """The setting ``name``, else the environment variable of that name (None: neither)."""
+    value = getattr(settings, name, None)
+    return os.environ.get(name) if value is None else value
 
 
 def max_snapshot_bytes() -> int:
@@ -112,10 +119,7 @@ def plugin_specs() -> tuple[str, ...]:
     Read by web processes and workers alike; plugins installed under the
     ``schedlab.plugins`` entry-point group are loaded whatever this says.
     """
-    raw = getattr(settings, "SCHEDLAB_PLUGINS", None)
-    if raw is None:
-        raw = os.environ.get("SCHEDLAB_PLUGINS", "")
-    return parse_specs(raw)
+    return parse_specs(_setting("SCHEDLAB_PLUGINS"))
 
 
 def engine_registry() -> Registry:
@@ -139,13 +143,7 @@ def feature_gates() -> dict[str, bool] | None:
     None when unset, so the engine uses upstream's defaults. With the native
     workload gates on, native gangs are scheduled as groups (the pod-group cycle).
     """
-    import os
-
-    from scheduler_engine.features import parse_feature_gates
-
-    text = getattr(settings, "SCHEDLAB_FEATURE_GATES", None)
-    if text is None:
-        text = os.environ.get("SCHEDLAB_FEATURE_GATES")
+    text = _setting("SCHEDLAB_FEATURE_GATES")
     if not text:
         return None
     return parse_feature_gates(text, field="SCHEDLAB_FEATURE_GATES")

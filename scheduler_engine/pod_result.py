@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .framework.recorder import Recorder
+from .framework.recorder import PASSED, Recorder
 from .framework.runtime import Framework
 from .objects import Pod
 from .results import STATUS_SCHEDULED, STATUSES, PodResult, PodStatus
@@ -92,7 +92,7 @@ def _filter_failures(
     for node, per_plugin in per_node.items():
         fails = None
         for pl, v in per_plugin.items():
-            if v.get("code") == "Success":
+            if v is PASSED or v.get("code") == "Success":
                 continue  # most nodes pass most filters: no list, no dicts for them
             fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
             if v.get("detail"):

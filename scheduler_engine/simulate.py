@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import podgroup_preemption as wap
@@ -49,7 +49,7 @@ from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 from .whatif.moves import Scheduling
 from .whatif.report import what_if
 
-__all__ = ["MAX_ROUNDS", "simulate"]
+__all__ = ["MAX_ROUNDS", "default_clock", "simulate"]
 
 
 # retry rounds for pods left unschedulable while the cluster still changes
@@ -91,11 +91,19 @@ class _PodState:
         self.events: list[ev.Event] = []
 
 
-def _default_clock(cluster: ClusterState) -> float:
-    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups)."""
-    ts = [p.creation_ts for p in cluster.pods if p.creation_ts]
-    ts += [p.start_ts for p in cluster.pods if p.start_ts]
-    for obj in cluster.of_kind("PodGroup"):
+def default_clock(pods: Iterable[Pod], pod_groups: Iterable[Mapping[str, Any]]) -> float:
+    """Now: no earlier than anything was made that the queue sorts by (pods, PodGroups).
+
+    What ``simulate`` starts its clock at when given no ``now``; the latest of
+    two parts is the clock of both together.
+    """
+    ts: list[float] = []
+    for p in pods:
+        if p.creation_ts:
+            ts.append(p.creation_ts)
+        if p.start_ts:
+            ts.append(p.start_ts)
+    for obj in pod_groups:
         try:
             made = parse_time((obj.get("metadata") or {}).get("creationTimestamp"))
         except (AttributeError, ValueError):
@@ -135,9 +143,11 @@ def simulate(
     ``nearest`` nodes and verified ``fixes`` (:mod:`scheduler_engine.whatif`),
     worked out on the state the run ends with.
 
-    ``progress(done, total)`` is called after each attempt.  ``now`` is the
-    simulated clock's start (default: the latest pod or PodGroup timestamp).  ``batch``
-    False forces the per-node paths (they must decide identically).
+    ``progress(done, total)`` is called after each attempt: of the ``total`` pods
+    that entered the queue so far, ``done`` have been tried at least once (a
+    retry is no further progress; pods a controller recreates add to ``total``).
+    ``now`` is the simulated clock's start (default: the latest pod or PodGroup
+    timestamp).  ``batch`` False forces the per-node paths (they must decide identically).
     ``snapshot``, if given, must hold exactly the cluster's nodes and running
     pods; it is used instead of one built from the pods (what a caller keeping
     the running state warm saves) and is changed in place like the cluster's
@@ -207,7 +217,7 @@ class _Run:
             cluster=work,
             snapshot=snapshot,
             rng=random.Random(seed),
-            clock=_default_clock(work) if now is None else now,
+            clock=default_clock(work.pods, work.of_kind("PodGroup")) if now is None else now,
             parallelism=config.parallelism,
         )
         self.recorder = Recorder() if explain else None
@@ -244,6 +254,9 @@ class _Run:
         self._settled_seen = -1
         self._next_deadline = math.inf
         self.rounds = 0
+        # progress in pods: those that entered the queue, and of them those tried once or more
+        self.entered: set[str] = set()
+        self.tried: set[str] = set()
         # the native workload API (GenericWorkload): pod-group cycles
         self.gates = {**FEATURE_GATES, **config.feature_gates}
         ctx.feature_gates = dict(self.gates)
@@ -332,8 +345,6 @@ class _Run:
     ) -> None:
         """Every queued pod (or those of ``first``) once, then again those a later event may help."""
         to_try = list(self.states.values()) if first is None else first
-        total = len(to_try)
-        done = 0
         rounds = 0
         while to_try and rounds < max_rounds:
             rounds += 1
@@ -341,6 +352,7 @@ class _Run:
             q = ActiveQueue(self.less)
             for st in to_try:
                 q.push(st.qpi, st.seq)
+                self.entered.add(st.qpi.pod.key)
             popped_with_group: set[str] = set()
             while q:
                 qpi, _ = q.pop()
@@ -350,14 +362,16 @@ class _Run:
                 members = self._pod_group_members(st)
                 if members is None:
                     self._attempt(st)
-                    done += 1
+                    self.tried.add(qpi.pod.key)
                 else:
-                    popped_with_group.update(m.qpi.pod.key for m in members)
+                    keys = [m.qpi.pod.key for m in members]
+                    popped_with_group.update(keys)
                     self._attempt_pod_group(members)
-                    done += len(members)
+                    self.entered.update(keys)
+                    self.tried.update(keys)
                 self.ctx.clock += CYCLE_SECONDS
                 if progress is not None:
-                    progress(done, total)
+                    progress(len(self.tried), len(self.entered))
             # this round's victims are gone before the next one: upstream deletes them
             # while the rest of the queue is scheduled, which sees them terminating
             self.ctx.finish_deletions()

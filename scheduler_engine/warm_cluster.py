@@ -31,7 +31,7 @@ from .framework.snapshot import STEADY_EXTENSIONS, Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
-from .simulate import simulate
+from .simulate import default_clock, simulate
 
 __all__ = ["WarmCluster", "object_key"]
 
@@ -48,6 +48,11 @@ def object_key(obj: Mapping[str, Any]) -> Key:
 def _pod_key(obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _latest(pod: Pod) -> float:
+    """The pod's part of the default clock: its latest timestamp (0.0: none)."""
+    return default_clock((pod,), ())
 
 
 def _images(node: Node) -> Any:
@@ -84,6 +89,9 @@ class WarmCluster:
         self._topologies: dict[str, NodeResourceTopology] = {}
         # objects the engine cannot parse: skipped, with the one-line reason
         self.rejected: dict[Key, str] = {}
+        # the default clock of the running pods and PodGroups, followed by the changes
+        # that cannot lower it; None: work it out again
+        self._clock: float | None = None
         self.apply(objects)
 
     # -- changes -------------------------------------------------------------
@@ -134,6 +142,8 @@ class WarmCluster:
                 meta = obj.get("metadata") or {}
                 self._namespaces[key[2]] = dict(meta.get("labels") or {})
             elif kind:
+                if kind == "PodGroup":
+                    self._clock = None  # its creation counts (default_clock)
                 if kind == NRT_KIND:
                     self._topologies[key[2]] = parse_node_resource_topology(obj, source=self.source)
                 self._objects.setdefault(kind, {})[key] = obj
@@ -156,6 +166,8 @@ class WarmCluster:
             if self._priority_classes.pop(name, None) is not None:
                 self._reparse_pods()
         else:
+            if kind == "PodGroup":
+                self._clock = None
             self._objects.get(kind, {}).pop(key, None)
             if kind == NRT_KIND:
                 self._topologies.pop(name, None)
@@ -193,6 +205,9 @@ class WarmCluster:
         if not pod.node_name or pod.phase in _FINISHED:
             return  # pending or finished: not part of the running state
         self._pods[pod.key] = pod
+        if self._clock is not None:  # the latest timestamp only grows by an addition
+            t = _latest(pod)
+            self._clock = max(self._clock, t) if t > 0 and self._clock > 0 else None
         self._by_node.setdefault(pod.node_name, {})[pod.key] = pod
         self._ns_of_pods[pod.namespace] += 1
         ni = self._infos.get(pod.node_name)
@@ -204,6 +219,8 @@ class WarmCluster:
         pod = self._pods.pop(key, None)
         if pod is None:
             return
+        if self._clock is not None and _latest(pod) >= self._clock:
+            self._clock = None  # it may have been the latest: work it out again
         per = self._by_node.get(pod.node_name)
         if per is not None:
             per.pop(key, None)
@@ -344,6 +361,8 @@ class WarmCluster:
             state = self.state(*pods)
             snap = self._snapshot()
             mark = len(snap.change_log)
+            if self._clock is None:  # a pass over every running pod, once per change
+                self._clock = default_clock(self._pods.values(), state.of_kind("PodGroup"))
             try:
                 return simulate(
                     state,
@@ -353,6 +372,7 @@ class WarmCluster:
                     snapshot=snap,
                     registry=registry,
                     whatif=whatif,
+                    now=max(self._clock, default_clock(pods, ())),
                 ).to_dict()
             finally:
                 self._undo(snap, mark)

@@ -141,6 +141,17 @@ def resolved_priority() -> Coalesce:
     )
 
 
+def unplaced_objects(cluster: Cluster) -> list[dict[str, Any]]:
+    """The pods the engine counts as pending (no node, not finished), as objects, in the
+    order a snapshot export lists them, which breaks queue ties."""
+    return list(
+        Pod.objects.filter(cluster=cluster, node_name="")
+        .exclude(phase__in=DONE_PHASES)
+        .order_by("namespace", "name")
+        .values_list("obj", flat=True)
+    )
+
+
 def pending_pods(cluster: Cluster) -> QuerySet[Pod]:
     """Pods in phase Pending without a node (unordered: callers filter and order)."""
     return Pod.objects.filter(cluster=cluster, phase="Pending", node_name="").annotate(
@@ -235,21 +246,12 @@ def overview(cluster: Cluster) -> dict[str, Any]:
         "podsPending": pods["pending"],
         "gpusPending": pods["pending_gpu"],
         "allocation": {
-            "cpu": {
-                "requested": pods["cpu"],
-                "allocatable": nodes["cpu"] or 0,
-                "share": share(pods["cpu"], nodes["cpu"]),
-            },
-            "memory": {
-                "requested": pods["memory"],
-                "allocatable": nodes["memory"] or 0,
-                "share": share(pods["memory"], nodes["memory"]),
-            },
-            "gpu": {
-                "requested": pods["gpu"],
-                "allocatable": nodes["gpu"] or 0,
-                "share": share(pods["gpu"], nodes["gpu"]),
-            },
+            r: {
+                "requested": pods[r],
+                "allocatable": nodes[r] or 0,
+                "share": share(pods[r], nodes[r]),
+            }
+            for r in ("cpu", "memory", "gpu")
         },
     }
 

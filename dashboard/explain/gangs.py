@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from dashboard import conf
-from dashboard.cluster.models import Cluster, Node, Pod
-from dashboard.cluster.selectors import DONE_PHASES
+from dashboard.cluster.models import Cluster, Node
+from dashboard.cluster.selectors import unplaced_objects
 from dashboard.dryruns.selectors import active_document
 from scheduler_engine.errors import InputError
 from scheduler_engine.warm_cluster import WarmCluster
@@ -25,16 +25,6 @@ __all__ = ["GangsUnavailable", "find_gang", "pending_gangs"]
 
 class GangsUnavailable(Exception):
     """The cluster is too large to schedule within a request, or holds what the engine cannot read."""
-
-
-def _pending_objs(cluster: Cluster) -> list[dict[str, Any]]:
-    # in the order a snapshot export lists them, which breaks queue ties
-    return list(
-        Pod.objects.filter(cluster=cluster, node_name="")
-        .exclude(phase__in=DONE_PHASES)
-        .order_by("namespace", "name")
-        .values_list("obj", flat=True)
-    )
 
 
 def pending_gangs(cluster: Cluster) -> list[dict[str, Any]]:
@@ -50,7 +40,7 @@ def pending_gangs(cluster: Cluster) -> list[dict[str, Any]]:
             f"{cluster.name} has more than {ENGINE_MESSAGES_MAX_NODES} nodes: "
             "its gangs are not worked out on request"
         )
-    pods = _pending_objs(cluster)
+    pods = unplaced_objects(cluster)
     if len(pods) > ENGINE_MESSAGES_MAX_PENDING:
         raise GangsUnavailable(
             f"{cluster.name} has more than {ENGINE_MESSAGES_MAX_PENDING} pending pods: "

@@ -31,7 +31,7 @@ from django.db import connection
 from dashboard import conf
 from dashboard.cluster.kinds import KINDS, KindSpec
 from dashboard.cluster.models import Cluster, Event, Node, Pod
-from dashboard.cluster.selectors import DONE_PHASES, pending_pods
+from dashboard.cluster.selectors import pending_pods, unplaced_objects
 from dashboard.dryruns.selectors import active_document
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.profiles import default_engine_config, parse_config
@@ -474,16 +474,8 @@ def _schedule_pending(
 ) -> dict[tuple[str, str], str] | None:
     if warm.rejected:
         return None
-    # what the engine counts as pending: no node, not finished; in the order a
-    # snapshot export lists them, which breaks queue ties
-    pods = (
-        Pod.objects.filter(cluster=cluster, node_name="")
-        .exclude(phase__in=DONE_PHASES)
-        .order_by("namespace", "name")
-        .values_list("obj", flat=True)
-    )
     try:
-        result = warm.schedule(list(pods), config, registry=conf.engine_registry())
+        result = warm.schedule(unplaced_objects(cluster), config, registry=conf.engine_registry())
     except InputError:
         return None
     messages = {}

@@ -12,6 +12,7 @@ app_name = "pages"
 pod_pages = [
     path("", clusters.pod_explanation, name="pod-explanation"),
     path("explanation/", clusters.pod_explanation_fragment, name="pod-explanation-fragment"),
+    path("explanation/fit/", clusters.pod_explanation_fit, name="pod-explanation-fit"),
     path("dry-run/", clusters.pod_dry_run, name="pod-dry-run"),
 ]
 cluster_pages = [

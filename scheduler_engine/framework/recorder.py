@@ -20,9 +20,12 @@ from typing import Any
 
 from .status import Code, Status
 
-__all__ = ["Recorder", "status_value"]
+__all__ = ["PASSED", "Recorder", "status_value"]
 
 _SUCCESS = {"code": "Success", "reasons": []}
+# A filter that passed a node, as the filter record holds it: one value shared
+# by every entry (thousands per explanation), to be read and never changed.
+PASSED: dict[str, Any] = {"code": "Success", "reasons": []}
 
 
 def status_value(status: Status | None) -> dict[str, Any]:

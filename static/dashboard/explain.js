@@ -1,5 +1,6 @@
-// Pod explanation: load the engine's breakdown as a fragment, draw the stacked
-// score chart, and re-ask the engine when this pod, or the nodes, change.
+// Pod explanation: load the engine's breakdown as a fragment, then what would make
+// the pod fit (a second fragment), draw the stacked score chart, and re-ask the
+// engine when this pod, or the nodes, change.
 (function () {
   "use strict";
   const live = window.Schedlab.live;
@@ -21,7 +22,17 @@
     }, { displayModeBar: false, responsive: true });
   }
 
+  // What would make it fit comes in a second request, once the verdict is shown.
+  function loadFit(event) {
+    const fit = document.getElementById("fit");
+    if (event.target !== box || !fit) return;
+    live.refreshFragment(fit)
+      .then(() => fit.setAttribute("aria-busy", "false"))
+      .catch(() => { fit.textContent = "The engine could not work out what would make it fit."; });
+  }
+
   box.addEventListener("schedlab:fragment", draw);
+  box.addEventListener("schedlab:fragment", loadFit);
   const reload = live.debounce(() => { box.setAttribute("aria-busy", "true"); live.refreshFragment(box).catch(() => {}); }, 1500);
   live.refreshFragment(box).catch(() => { box.textContent = "The engine could not explain this pod."; });
   live.cluster(script.dataset.cluster, {

@@ -26,7 +26,7 @@ from django.db import connection
 
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import import_snapshot
-from tests.support.fixtures import DEMO, celery_worker, worker  # noqa: F401  (fixtures)
+from tests.support.fixtures import DEMO, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 # `make screenshots` refreshes the README's pictures in docs/screenshots; an

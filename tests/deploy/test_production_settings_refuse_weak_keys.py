@@ -27,6 +27,8 @@ STRONG = secrets.token_urlsafe(50)
         ("abcd" * 20, "has 4 distinct characters (at least 5 needed)"),
         (STRONG, None),
     ],
+    # fixed ids: every pytest-xdist process collects the same tests (STRONG is random)
+    ids=["unset", "published-default", "startproject", "49-characters", "4-distinct", "strong"],
 )
 def test_the_reason_names_what_is_wrong(key, reason):
     assert weak_secret_key_reason(key, frozenset({DEV_SECRET_KEY})) == reason

@@ -280,3 +280,46 @@ def test_views_kept_between_runs_follow_runs_and_deltas(seed: int) -> None:
             base,
             {**p, "metadata": {**p["metadata"], "name": "again-" + p["metadata"]["name"]}},
         )
+
+
+def test_its_clock_starts_where_a_fresh_simulations_would_after_deltas(monkeypatch) -> None:
+    """The running pods' clock is kept between runs; a delta must move it on."""
+    import scheduler_engine.warm_cluster as wc
+    from scheduler_engine.simulate import default_clock
+
+    def stamped(p: dict[str, Any], when: str) -> dict[str, Any]:
+        p["metadata"]["creationTimestamp"] = when
+        return p
+
+    objects = [*fleet(2), stamped(pod(1, node_name="node-0"), "2026-01-01T00:00:00Z")]
+    warm = WarmCluster(copy.deepcopy(objects))
+    starts: list[float] = []
+    real = wc.simulate
+
+    def recording(*args: Any, now: float | None = None, **kw: Any) -> Any:
+        starts.append(now)
+        return real(*args, now=now, **kw)
+
+    monkeypatch.setattr(wc, "simulate", recording)
+    pending = stamped(pod(99), "2025-06-01T00:00:00Z")
+    for later in ("2026-03-01T00:00:00Z", "2026-05-01T00:00:00Z"):
+        warm.explain_pod(pending, default_config())
+        state = build_cluster([*objects, pending])
+        assert starts[-1] == default_clock(state.pods, state.of_kind("PodGroup"))
+        newer = stamped(pod(len(objects), node_name="node-1"), later)
+        objects.append(newer)
+        warm.apply([copy.deepcopy(newer)])
+    warm.explain_pod(pending, default_config())
+    assert starts[-1] == default_clock(build_cluster([*objects, pending]).pods, ())
+    assert starts[0] < starts[1] < starts[2]
+    # the latest pod goes: the clock goes back to the one before
+    newest = objects.pop()
+    warm.apply((), [object_key(newest)])
+    warm.explain_pod(pending, default_config())
+    assert starts[-1] == starts[1]
+    # a node's change leaves the clock alone; a running pod's rewrite keeps it right
+    relabelled = copy.deepcopy(objects[0])
+    relabelled["metadata"].setdefault("labels", {})["x"] = "y"
+    warm.apply([relabelled, stamped(pod(1, node_name="node-0"), "2026-06-01T00:00:00Z")])
+    warm.explain_pod(pending, default_config())
+    assert starts[-1] > starts[2]

@@ -35,7 +35,7 @@ def test_the_move_fix_is_shown_and_its_dry_run_schedules_the_pod(db, tmp_path, o
     cluster = _import(tmp_path)
     fixes = explain_pod(cluster, "default", "train")["fixes"]
     index = next(i for i, f in enumerate(fixes) if f["kind"] == "move")
-    fragment = operator.get(POD + "explanation/").content.decode()
+    fragment = operator.get(POD + "explanation/fit/").content.decode()
     assert "move 2 pods (4 GPUs) to make room on n0" in fragment
     operator.post(POD + "dry-run/", {"fix": str(index)})
     run = DryRun.objects.get()

@@ -15,8 +15,20 @@ TOLERATION = {
 }
 
 
+def test_the_verdict_comes_first_and_what_would_make_it_fit_in_a_second_request(demo, viewer):
+    verdict = viewer.get(POD + "explanation/").content.decode()
+    assert "0/20 nodes are available" in verdict and "What would make it fit" in verdict
+    assert f'data-live-fragment="{POD}explanation/fit/"' in verdict
+    assert 'id="nearest"' not in verdict and 'id="fixes"' not in verdict
+    fit = viewer.get(POD + "explanation/fit/").content.decode()
+    assert 'id="nearest"' in fit and 'id="fixes"' in fit
+    # a pod that fits asks for nothing more
+    fits = viewer.get("/clusters/demo/pods/web/frontend-6/explanation/").content.decode()
+    assert "explanation/fit/" not in fits
+
+
 def test_the_taint_the_toleration_and_a_verified_change_are_named(demo, viewer):
-    fragment = viewer.get(POD + "explanation/").content.decode()
+    fragment = viewer.get(POD + "explanation/fit/").content.decode()
     assert 'id="nearest"' in fragment and 'id="fixes"' in fragment
     assert "nvidia.com/gpu=present:NoSchedule" in fragment
     assert "&quot;operator&quot;: &quot;Equal&quot;" in fragment
@@ -30,7 +42,7 @@ def test_the_taint_the_toleration_and_a_verified_change_are_named(demo, viewer):
 def test_an_operator_dry_runs_the_pod_with_the_toleration_added(
     demo, operator, django_capture_on_commit_callbacks
 ):
-    fragment = operator.get(POD + "explanation/").content.decode()
+    fragment = operator.get(POD + "explanation/fit/").content.decode()
     assert "Dry-run with this change" in fragment
     with django_capture_on_commit_callbacks(execute=False):
         response = operator.post(POD + "dry-run/", {"fix": "0"})

@@ -2,7 +2,6 @@
 
 from tests.support.fixtures import (  # noqa: F401
     admin,
-    celery_worker,
     operator,
     viewer,
     worker,

@@ -45,10 +45,7 @@ _DEFAULT_SHAPE = [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 
 def _parse(text: str) -> dict[str, Any]:
     problems = validate_document(text)
     if problems:
-        errors: dict[str, list[str]] = {}
-        for p in problems:
-            errors.setdefault(p.field, []).append(p.message)
-        raise BadInput(errors)
+        raise BadInput.many([(p.field, p.message) for p in problems], len(problems))
     try:
         return parse_documents(text, source="document")[0]
     except InputError as exc:  # pragma: no cover - validate_document saw it first

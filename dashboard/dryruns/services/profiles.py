@@ -85,10 +85,7 @@ def parse_config(
     """
     problems = validate_document(text, prefix)
     if problems:
-        errors: dict[str, list[str]] = {}
-        for p in problems:
-            errors.setdefault(p.field, []).append(p.message)
-        raise BadInput(errors)
+        raise BadInput.many([(p.field, p.message) for p in problems], len(problems))
     gates = conf.feature_gates() if feature_gates is None else feature_gates
     try:
         return load_config(_document(text), feature_gates=gates, **conf.engine_config_kwargs())

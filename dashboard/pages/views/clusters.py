@@ -188,10 +188,7 @@ def _profile_versions(cluster: Cluster) -> list[Any]:
 
 @login_required
 def pod_explanation(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
-    cluster = _cluster(name)
-    row = selectors.pod_row(cluster, namespace, pod)
-    if row is None:
-        raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
+    cluster, row = _pod(name, namespace, pod)
     event = (
         selectors.failed_scheduling_events(cluster, namespace, pod)
         .only("message", "count", "last_seen")
@@ -212,11 +209,8 @@ def pod_explanation_fragment(
     request: HttpRequest, name: str, namespace: str, pod: str
 ) -> HttpResponse:
     """The engine's breakdown (runs the engine with the active profile; seconds when cold)."""
-    cluster = _cluster(name)
-    row = selectors.pod_row(cluster, namespace, pod)
-    if row is None:
-        raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
-    result = live.explain_pod(cluster, namespace, pod)
+    cluster, row = _pod(name, namespace, pod)
+    result = live.explain_pod(cluster, namespace, pod, whatif=False)
     explanation = read_explanation(cluster, row, result)
     events = event_rows(
         selectors.failed_scheduling_events(cluster, namespace, pod),
@@ -237,9 +231,38 @@ def pod_explanation_fragment(
             "events": events,
             "pending_reasons": reasons,
             "orphans": orphans_of_pod(cluster, row) if not row.node_name else [],
+            # what would make it fit: a second request, so the verdict never waits for it
+            "fit_url": reverse("pages:pod-explanation-fit", args=[cluster.name, namespace, pod])
+            if explanation.status == "Unschedulable"
+            else "",
+        },
+    )
+
+
+@login_required
+def pod_explanation_fit(request: HttpRequest, name: str, namespace: str, pod: str) -> HttpResponse:
+    """The nearest nodes and verified changes of a pod that does not fit (the engine's whatif)."""
+    cluster, row = _pod(name, namespace, pod)
+    result = live.explain_pod(cluster, namespace, pod)
+    return render(
+        request,
+        "dashboard/_explanation_fit.html",
+        {
+            "cluster": cluster,
+            "pod": row,
+            "ex": read_explanation(cluster, row, result),
             "can_dry_run": has_role(request.user, OPERATOR),
         },
     )
+
+
+def _pod(name: str, namespace: str, pod: str) -> tuple[Cluster, Any]:
+    """The cluster and the pod's row; 404 for either unknown."""
+    cluster = _cluster(name)
+    row = selectors.pod_row(cluster, namespace, pod)
+    if row is None:
+        raise Http404(f"pod {namespace}/{pod} is not in cluster {cluster.name}")
+    return cluster, row
 
 
 @login_required
