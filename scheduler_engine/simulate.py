@@ -143,9 +143,11 @@ def simulate(
     ``nearest`` nodes and verified ``fixes`` (:mod:`scheduler_engine.whatif`),
     worked out on the state the run ends with.
 
-    ``progress(done, total)`` is called after each attempt.  ``now`` is the
-    simulated clock's start (default: the latest pod or PodGroup timestamp).  ``batch``
-    False forces the per-node paths (they must decide identically).
+    ``progress(done, total)`` is called after each attempt: of the ``total`` pods
+    that entered the queue so far, ``done`` have been tried at least once (a
+    retry is no further progress; pods a controller recreates add to ``total``).
+    ``now`` is the simulated clock's start (default: the latest pod or PodGroup
+    timestamp).  ``batch`` False forces the per-node paths (they must decide identically).
     ``snapshot``, if given, must hold exactly the cluster's nodes and running
     pods; it is used instead of one built from the pods (what a caller keeping
     the running state warm saves) and is changed in place like the cluster's
@@ -252,6 +254,9 @@ class _Run:
         self._settled_seen = -1
         self._next_deadline = math.inf
         self.rounds = 0
+        # progress in pods: those that entered the queue, and of them those tried once or more
+        self.entered: set[str] = set()
+        self.tried: set[str] = set()
         # the native workload API (GenericWorkload): pod-group cycles
         self.gates = {**FEATURE_GATES, **config.feature_gates}
         ctx.feature_gates = dict(self.gates)
@@ -340,8 +345,6 @@ class _Run:
     ) -> None:
         """Every queued pod (or those of ``first``) once, then again those a later event may help."""
         to_try = list(self.states.values()) if first is None else first
-        total = len(to_try)
-        done = 0
         rounds = 0
         while to_try and rounds < max_rounds:
             rounds += 1
@@ -349,6 +352,7 @@ class _Run:
             q = ActiveQueue(self.less)
             for st in to_try:
                 q.push(st.qpi, st.seq)
+                self.entered.add(st.qpi.pod.key)
             popped_with_group: set[str] = set()
             while q:
                 qpi, _ = q.pop()
@@ -358,14 +362,16 @@ class _Run:
                 members = self._pod_group_members(st)
                 if members is None:
                     self._attempt(st)
-                    done += 1
+                    self.tried.add(qpi.pod.key)
                 else:
-                    popped_with_group.update(m.qpi.pod.key for m in members)
+                    keys = [m.qpi.pod.key for m in members]
+                    popped_with_group.update(keys)
                     self._attempt_pod_group(members)
-                    done += len(members)
+                    self.entered.update(keys)
+                    self.tried.update(keys)
                 self.ctx.clock += CYCLE_SECONDS
                 if progress is not None:
-                    progress(done, total)
+                    progress(len(self.tried), len(self.entered))
             # this round's victims are gone before the next one: upstream deletes them
             # while the rest of the queue is scheduled, which sees them terminating
             self.ctx.finish_deletions()

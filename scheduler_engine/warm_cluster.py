@@ -50,6 +50,11 @@ def _pod_key(obj: Mapping[str, Any]) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
+def _latest(pod: Pod) -> float:
+    """The pod's part of the default clock: its latest timestamp (0.0: none)."""
+    return default_clock((pod,), ())
+
+
 def _images(node: Node) -> Any:
     return (node.raw.get("status") or {}).get("images")
 
@@ -84,7 +89,8 @@ class WarmCluster:
         self._topologies: dict[str, NodeResourceTopology] = {}
         # objects the engine cannot parse: skipped, with the one-line reason
         self.rejected: dict[Key, str] = {}
-        # the default clock of the running pods and PodGroups; None: work it out again
+        # the default clock of the running pods and PodGroups, followed by the changes
+        # that cannot lower it; None: work it out again
         self._clock: float | None = None
         self.apply(objects)
 
@@ -101,7 +107,6 @@ class WarmCluster:
         """
         ups = list(upserts)
         with self._lock:
-            self._clock = None
             # priority classes first: pods resolve their priority through them
             pcs = [o for o in ups if o.get("kind") == "PriorityClass"]
             pc_deletes = [k for k in deletes if k[0] == "PriorityClass"]
@@ -137,6 +142,8 @@ class WarmCluster:
                 meta = obj.get("metadata") or {}
                 self._namespaces[key[2]] = dict(meta.get("labels") or {})
             elif kind:
+                if kind == "PodGroup":
+                    self._clock = None  # its creation counts (default_clock)
                 if kind == NRT_KIND:
                     self._topologies[key[2]] = parse_node_resource_topology(obj, source=self.source)
                 self._objects.setdefault(kind, {})[key] = obj
@@ -159,6 +166,8 @@ class WarmCluster:
             if self._priority_classes.pop(name, None) is not None:
                 self._reparse_pods()
         else:
+            if kind == "PodGroup":
+                self._clock = None
             self._objects.get(kind, {}).pop(key, None)
             if kind == NRT_KIND:
                 self._topologies.pop(name, None)
@@ -196,6 +205,9 @@ class WarmCluster:
         if not pod.node_name or pod.phase in _FINISHED:
             return  # pending or finished: not part of the running state
         self._pods[pod.key] = pod
+        if self._clock is not None:  # the latest timestamp only grows by an addition
+            t = _latest(pod)
+            self._clock = max(self._clock, t) if t > 0 and self._clock > 0 else None
         self._by_node.setdefault(pod.node_name, {})[pod.key] = pod
         self._ns_of_pods[pod.namespace] += 1
         ni = self._infos.get(pod.node_name)
@@ -207,6 +219,8 @@ class WarmCluster:
         pod = self._pods.pop(key, None)
         if pod is None:
             return
+        if self._clock is not None and _latest(pod) >= self._clock:
+            self._clock = None  # it may have been the latest: work it out again
         per = self._by_node.get(pod.node_name)
         if per is not None:
             per.pop(key, None)

@@ -242,7 +242,7 @@ class DefaultPreemption:
             return [], 0, st
 
         less = self._less()
-        go_sort_slice(potential, less)
+        self._sort(potential, less)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list[Pod] = []
 
@@ -274,7 +274,7 @@ class DefaultPreemption:
                 return [], 0, err
 
         if violating and non_violating:
-            go_sort_slice(victims, less)
+            self._sort(victims, less)
         return victims, num_violating, None
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
@@ -286,11 +286,27 @@ class DefaultPreemption:
             node_info, victim, preemptor
         )
 
+    def _sort(self, pods: list[Pod], less: Callable[[Pod, Pod], bool]) -> None:
+        """Most important first, as ``go_sort_slice(pods, less)`` orders them.
+
+        With the default ``less`` and a start time on every pod, that order is
+        a plain stable sort by (higher priority, earlier start): the same
+        order, without a Python comparison per step.
+        """
+        if self.more_important_pod is None and all(p.start_ts is not None for p in pods):
+            pods.sort(key=_importance)
+        else:
+            go_sort_slice(pods, less)
+
     def _less(self) -> Callable[[Pod, Pod], bool]:
         if self.more_important_pod is not None:
             return self.more_important_pod
         clock = PodClock(self.handle.now())
         return lambda a, b: more_important_pod(a, b, clock)
+
+
+def _importance(p: Pod) -> tuple[int, float]:
+    return (-p.priority, p.start_ts)  # type: ignore[return-value]  # start_ts checked
 
 
 def _as_error(st: Status) -> Status:

@@ -7,7 +7,7 @@
 //     "upsertedCount": n, "deletedCount": n, "truncated": bool, "sentAt": <epoch s>}
 //     (truncated deltas carry counts only: re-fetch what is visible)
 //   {"type": "mirror.health", "cluster": <id>, "mirror_status": ..., "connected": ..., ...}
-//   {"type": "dryrun.progress", "id": <id>, "status": ..., "progress": <0..100>, "podsDone": n}
+//   {"type": "dryrun.progress", "id": <id>, "status": ..., "progress": <0..100>, "podsDone": n, "podsTotal": n}
 // Catch-up: after a reconnect nothing that was missed is replayed; instead every
 // [data-live-fragment] element is re-fetched (a small HTML fragment of what is
 // visible) and handlers get onCatchUp() to re-read their small JSON summaries.
@@ -190,7 +190,7 @@
     });
   }
 
-  // Dry-run progress: {"type": "dryrun.progress", "status", "progress", "podsDone"}.
+  // Dry-run progress: {"type": "dryrun.progress", "status", "progress", "podsDone", "podsTotal"}.
   function dryRun(id, opts) {
     const o = opts || {};
     return connect(`/ws/dry-runs/${encodeURIComponent(id)}/`, {

@@ -37,7 +37,7 @@
     }
     const pods = field(panel, "pods");
     const done = state.podsDone ?? state.pods_done;
-    const total = state.pods_total;
+    const total = state.podsTotal ?? state.pods_total;
     if (pods && done !== undefined) pods.textContent = total ? `${done} / ${total} pods` : `${done} pods`;
     if (fromSocket) {
       const li = document.createElement("li");

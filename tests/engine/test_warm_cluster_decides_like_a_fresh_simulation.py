@@ -312,3 +312,14 @@ def test_its_clock_starts_where_a_fresh_simulations_would_after_deltas(monkeypat
     warm.explain_pod(pending, default_config())
     assert starts[-1] == default_clock(build_cluster([*objects, pending]).pods, ())
     assert starts[0] < starts[1] < starts[2]
+    # the latest pod goes: the clock goes back to the one before
+    newest = objects.pop()
+    warm.apply((), [object_key(newest)])
+    warm.explain_pod(pending, default_config())
+    assert starts[-1] == starts[1]
+    # a node's change leaves the clock alone; a running pod's rewrite keeps it right
+    relabelled = copy.deepcopy(objects[0])
+    relabelled["metadata"].setdefault("labels", {})["x"] = "y"
+    warm.apply([relabelled, stamped(pod(1, node_name="node-0"), "2026-06-01T00:00:00Z")])
+    warm.explain_pod(pending, default_config())
+    assert starts[-1] > starts[2]

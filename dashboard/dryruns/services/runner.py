@@ -138,20 +138,32 @@ def _config_for(run: DryRun) -> SchedulerConfig:
 
 
 class _Progress:
-    """The engine's progress callback: saves progress, beats, and stops a cancelled run."""
+    """The engine's progress callback: saves progress, beats, and stops a cancelled run.
 
-    def __init__(self, run_id: int) -> None:
-        self.run_id = run_id
+    ``done`` of ``total`` are pods: of the pods queued so far, those tried at
+    least once (``simulate``'s contract), so ``done <= total`` and ``progress``
+    is ``100 * done / total``, rounded to a tenth; the API, the page and the
+    websocket messages carry the three together.
+    """
+
+    def __init__(self, run: DryRun) -> None:
+        self.run_id = run.pk
+        self.ours = DryRun.objects.filter(
+            pk=run.pk, attempts=run.attempts, status=DryRun.Status.RUNNING
+        )
         self.last = time.monotonic()
+        self.saved: tuple[int, int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if now - self.last < PROGRESS_INTERVAL and done < total:
+        # every interval, and once when the last pod has had its first try
+        if now - self.last < PROGRESS_INTERVAL and (done < total or self.saved == (done, total)):
             return
         self.last = now
+        self.saved = (done, total)
         pct = round(100.0 * done / total, 1) if total else 100.0
         try:
-            DryRun.objects.filter(pk=self.run_id).update(
+            self.ours.update(
                 progress=pct, pods_done=done, pods_total=total, heartbeat_at=timezone.now()
             )
             cancelled = DryRun.objects.filter(pk=self.run_id, cancel_requested=True).exists()
@@ -162,7 +174,13 @@ class _Progress:
             return
         if cancelled:
             raise Cancelled
-        _publish(self.run_id, status=DryRun.Status.RUNNING, progress=pct, podsDone=done)
+        _publish(
+            self.run_id,
+            status=DryRun.Status.RUNNING,
+            progress=pct,
+            podsDone=done,
+            podsTotal=total,
+        )
 
 
 def run_dry_run(run_id: int) -> str | None:
@@ -188,7 +206,7 @@ def _run(run: DryRun) -> None:
         options: dict[str, Any] = {
             "seed": run.seed,
             "explain": explain,
-            "progress": _Progress(run.pk),
+            "progress": _Progress(run),
             "registry": conf.engine_registry(),
             "controllers": True,
         }
