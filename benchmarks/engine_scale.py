@@ -15,8 +15,9 @@ dry-run worker does: the default configuration, the plugin registry,
 is past ``SCHEDLAB_DRYRUN_EXPLAIN_MAX_PAIRS``).
 
 Defaults: 15,000 / 135,000 / 15,000 / 10,000; ``--quick``: 1,500 / 13,500 /
-1,500 / 1,000. ``--limit-pods N`` stops after N pods (the scheduling queue
-takes the mirror's higher-priority GPU pods first). Prints pods per second
+1,500 / 1,000. ``--limit-pods N`` stops after N attempts (the scheduling queue
+takes the mirror's higher-priority GPU pods first; a pod tried again in a later
+round counts again, and "pods" below are attempts). Prints pods per second
 (attempts over engine wall time), the engine's CPU seconds, peak RSS
 (``ru_maxrss``) and RSS growth per pod (current RSS after the last pod less
 RSS after the first ``--warm`` pods, over the pods in between). Wall times on
@@ -109,7 +110,9 @@ class Progress:
         self.t0 = time.perf_counter()
 
     def __call__(self, done: int, total: int) -> None:
-        self.done = done
+        # called once an attempt: a pod tried again in a later round counts again
+        self.done += 1
+        done = self.done
         if done == self.warm:
             self.rss_warm = rss_mib()
         if self.every and done % self.every == 0:
@@ -160,7 +163,7 @@ def main() -> int:
     done = progress.done
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"pods done {done} in {t2 - t1:.1f} s wall, {c2 - c1:.1f} s CPU "
+        f"attempts {done} in {t2 - t1:.1f} s wall, {c2 - c1:.1f} s CPU "
         f"({(c2 - c1) / max(done, 1):.3f} s CPU a pod), load average {os.getloadavg()[0]:.1f}"
     )
     if summary is not None:

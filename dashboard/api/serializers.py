@@ -8,38 +8,11 @@ from rest_framework import serializers
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
-from scheduler_engine.config import FEATURE_GATES
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
+from .fields import FeatureGatesField, StrictCharField, StrictSlugField
+
 MAX_SEED = 2**62
-
-
-class StrictCharField(serializers.CharField):
-    """Text only: a number or a boolean is refused (DRF's CharField would turn it into text)."""
-
-    def to_internal_value(self, data: object) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictSlugField(serializers.SlugField):
-    def to_internal_value(self, data: object) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-_GATES_SCHEMA = {
-    "type": "object",
-    "properties": {name: {"type": "boolean", "default": on} for name, on in FEATURE_GATES.items()},
-    "additionalProperties": False,
-}
-
-
-@extend_schema_field({**_GATES_SCHEMA, "nullable": True})
-class FeatureGatesField(serializers.JSONField):
-    """kube-scheduler's feature gates: an object of gate → true/false (or the flag's text)."""
 
 
 class ClusterSerializer(serializers.ModelSerializer):

@@ -24,7 +24,8 @@ from dashboard.studies.services import studies as study_services
 from scheduler_engine.plugins.gpupolicies import POLICIES
 from scheduler_engine.replay import MODES
 
-from .serializers import MAX_SEED, StrictCharField
+from .fields import StrictCharField
+from .serializers import MAX_SEED
 from .views import Base
 
 __all__ = ["StudyViewSet"]

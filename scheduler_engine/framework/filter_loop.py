@@ -15,8 +15,8 @@ import numpy as np
 from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .node_memo import FEASIBLE_ROWS, NodeMemo, pod_spec_signature
-from .outcomes import filter_status, plugin_error
-from .recorder import PASSED
+from .outcomes import filter_status, plugin_error, wrap
+from .recorder import PASSED, status_value
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,6 +26,8 @@ __all__ = ["FilterLoop", "FilterPass"]
 
 # (name, bound filter, bound filter_batch or None)
 _Filter = tuple[str, Callable[..., Any], Callable[..., Any] | None]
+# CycleState key caching the filter plugins not skipped in this cycle.
+_ACTIVE_FILTERS = "framework/activeFilters"
 
 
 class FilterPass:
@@ -56,12 +58,15 @@ class FilterPass:
 
 
 class FilterLoop:
-    """The framework's filter loop; the runtime provides the per-node filter calls."""
+    """Filter and the PreFilter extensions node by node, and the loop over the nodes;
+    the runtime builds the plugin lists they read."""
 
     batch: bool
     vectorise: bool
     _record_filters: bool
     recorder: Any
+    pre_filter_plugins: list[tuple[str, Any]]
+    _filters: list[_Filter]
     handle: Any
     exact_diagnosis: bool
     # vectorised Filter plugins with node-local verdicts → per-node verdict (see node_memo)
@@ -83,8 +88,64 @@ class FilterLoop:
             return None
         return memo, rows, pod_spec_signature(pod)
 
+    # -- PreFilter extensions ----------------------------------------------------
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        return self._run_pre_filter_extension(
+            state, pod_to_schedule, pod_to_add, node_info, "add_pod", "AddPod"
+        )
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        return self._run_pre_filter_extension(
+            state, pod_to_schedule, pod_to_remove, node_info, "remove_pod", "RemovePod"
+        )
+
+    def _run_pre_filter_extension(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        other: Pod,
+        node_info: NodeInfo,
+        method: str,
+        upstream_name: str,
+    ) -> Status | None:
+        skip = state.skip_filter_plugins
+        for name, pl in self.pre_filter_plugins:
+            if name in skip:
+                continue
+            try:
+                ext = pl.pre_filter_extensions()
+                if ext is None:
+                    continue
+                s = getattr(ext, method)(state, pod_to_schedule, other, node_info)
+            except Exception as exc:
+                s = plugin_error(exc, name)
+            if s is not None and s.code != Code.SUCCESS:
+                return wrap(
+                    s, f'running {upstream_name} on PreFilter plugin "{{plugin}}": {{msg}}', name
+                )
+        return None
+
+    # -- Filter, node by node ----------------------------------------------------
     def active_filters(self, state: CycleState) -> list[_Filter]:
-        raise NotImplementedError
+        """Filter plugins not skipped by their PreFilter in this cycle (cached in the state)."""
+        active = state.get(_ACTIVE_FILTERS)
+        if active is None:
+            skip = state.skip_filter_plugins
+            active = [f for f in self._filters if f[0] not in skip] if skip else self._filters
+            state.write(_ACTIVE_FILTERS, active)
+        return active
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Upstream ``RunFilterPlugins``: the first rejection, in plugin order.
+
+        When explaining, every filter runs (beyond upstream) and is recorded;
+        the first rejection still decides.
+        """
+        return self._filter_node(state, pod, node_info, self.active_filters(state))
 
     def _filter_node(
         self,
@@ -95,21 +156,113 @@ class FilterLoop:
         passes: list[list[bool] | None] | None = None,
         j: int = 0,
     ) -> Status | None:
-        raise NotImplementedError
+        """The node's filters in order; recording, every one (beyond upstream).
+
+        ``passes[f][j]`` True (a vectorised verdict on the node at position
+        ``j``) records filter ``f`` as passed without its per-node call: the
+        two decide alike.
+        """
+        every = self.recorder is not None and self._record_filters
+        if not every:
+            # not recorded: the hook's conversion inline (the hot path), stopping at the first no
+            if passes is not None:
+                # only the filters the vectorised verdicts do not pass
+                filters = [
+                    f for f, v in zip(filters, passes, strict=False) if v is None or not v[j]
+                ]
+            for name, filt, _ in filters:
+                try:
+                    s = filt(state, pod, node_info)
+                except Exception as exc:
+                    s = plugin_error(exc, name)
+                if s is not None and s.code != Code.SUCCESS:
+                    return filter_status(s, name)
+            return None
+        # recorded: what _call("filter", ...) does, inlined (every node of every
+        # explanation passes here), into the node's entry of the pod's record
+        rec = self.recorder
+        assert rec is not None
+        values = rec.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
+        first: Status | None = None
+        for f, (name, filt, _) in enumerate(filters):
+            if passes is not None:
+                passed = passes[f]
+                if passed is not None and passed[j]:
+                    values[name] = PASSED
+                    continue
+            try:
+                s = filt(state, pod, node_info)
+            except Exception as exc:
+                s = plugin_error(exc, name)
+            if s is None:
+                values[name] = PASSED
+                continue
+            if s.code != Code.SUCCESS:
+                s = filter_status(s, name)
+                if first is None:
+                    first = s
+            values[name] = status_value(s)
+        return first
 
     def _record_passed(self, pod: Pod, node_info: NodeInfo, passed: dict[str, Any]) -> None:
-        raise NotImplementedError
+        """Record the node as passing every filter (their vectorised verdicts say so).
+
+        ``passed`` is ``passed_values(filters)``: each filter's name → PASSED.
+        """
+        assert self.recorder is not None
+        per_node = self.recorder.pod(pod.key).setdefault("filter", {})
+        values = per_node.get(node_info.name)
+        if values is None:
+            per_node[node_info.name] = dict(passed)
+        else:
+            values.update(passed)
 
     @staticmethod
     def passed_values(filters: list[_Filter]) -> dict[str, Any]:
         """What a node passing every one of ``filters`` records: name → PASSED, in order."""
         return dict.fromkeys((name for name, _, _ in filters), PASSED)
 
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """Upstream's two passes: with, then without, nominated pods of >= priority.
+
+        Pass one treats those nominated pods as running (the pod must not take
+        room opened for them); if it passes and pods were added, pass two runs
+        without them (filters such as pod affinity may depend on their absence).
+        """
+        return self._filter_node_with_nominated_pods(
+            state, pod, node_info, self.active_filters(state)
+        )
+
     def _filter_node_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
     ) -> Status | None:
-        raise NotImplementedError
+        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return self._filter_node(state, pod, node_info, filters)
+        state_out: CycleState | None = None
+        info_out: NodeInfo | None = None
+        prio = pod.priority
+        for p in nominated:
+            if p.priority >= prio and p.uid != pod.uid:
+                if info_out is None:
+                    info_out = node_info.clone()
+                    state_out = state.clone()
+                info_out.add_pod(p)
+                assert state_out is not None
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
+                if s is not None and s.code != Code.SUCCESS:
+                    return s
+        if info_out is None:
+            return self._filter_node(state, pod, node_info, filters)
+        assert state_out is not None
+        s = self._filter_node(state_out, pod, info_out, self.active_filters(state_out))
+        if s is not None and s.code != Code.SUCCESS:
+            return s
+        return self._filter_node(state, pod, node_info, filters)
 
+    # -- the loop over the nodes -------------------------------------------------
     def find_nodes_that_pass_filters(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], start: int, to_find: int
     ) -> FilterPass:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
@@ -32,7 +32,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .node_info import NodeInfo
     from .snapshot import Snapshot
 
-__all__ = ["EXTENSION_KEY", "NodeTable", "RowsMemo", "rows_in", "snapshot_table", "table_for_nodes"]
+__all__ = [
+    "EXTENSION_KEY",
+    "NodeTable",
+    "RowsMemo",
+    "SnapshotTable",
+    "rows_in",
+    "snapshot_table",
+    "table_for_nodes",
+]
 
 EXTENSION_KEY = "NodeTable"
 STEADY_EXTENSIONS.add(EXTENSION_KEY)
@@ -127,8 +135,34 @@ class RowsMemo:
         return idx
 
 
-class NodeTable:
+class SnapshotTable:
+    """Rows of per-node figures kept in step with a snapshot: one table per snapshot,
+    in its extensions under ``KEY``, its ``refresh`` subscribed to the snapshot's
+    changes and its ``row_memo`` finding the rows of a node list."""
+
+    __slots__ = ()
+    KEY: ClassVar[str]
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Self:
+        """The snapshot's table, built (and subscribed to changes) on first use."""
+        table: Self = snapshot_table(snapshot, cls.KEY, cls)
+        return table
+
+    @classmethod
+    def for_nodes(
+        cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
+    ) -> tuple[Self, np.ndarray | slice]:
+        """The table holding ``nodes`` and their rows, in the order given (a
+        throw-away table for foreign infos: :func:`table_for_nodes`)."""
+        table, rows = table_for_nodes(snapshot, nodes, cls.KEY, cls)
+        return table, rows
+
+
+class NodeTable(SnapshotTable):
     """Resource matrices ``[nodes x resources]`` (int64) kept in step with a snapshot."""
+
+    KEY = EXTENSION_KEY
 
     __slots__ = (
         "_zeros",
@@ -203,24 +237,17 @@ class NodeTable:
 
     # -- construction and lookup ------------------------------------------------
     @classmethod
-    def of(cls, snapshot: Snapshot) -> NodeTable:
-        """The snapshot's table, built (and subscribed to changes) on first use."""
-        table: NodeTable = snapshot_table(snapshot, EXTENSION_KEY, cls)
-        return table
-
-    @classmethod
     def for_nodes(
         cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
-    ) -> tuple[NodeTable, np.ndarray | slice]:
-        """The table holding ``nodes`` and their row indices, in the order given
-        (:func:`table_for_nodes`); ``slice(None)`` when ``nodes`` is the
-        snapshot's whole node list (indexing then returns views, not copies)."""
+    ) -> tuple[Self, np.ndarray | slice]:
+        """As :meth:`SnapshotTable.for_nodes`, and ``slice(None)`` when ``nodes`` is
+        the snapshot's whole node list (indexing then returns views, not copies)."""
         if snapshot is not None and nodes is snapshot.node_info_list:
             table = cls.of(snapshot)
             if len(nodes) == len(table.node_infos):
                 return table, slice(None)
         # Fit and BalancedAllocation score the same feasible list one after the other
-        return table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
+        return super().for_nodes(snapshot, nodes)
 
     def __len__(self) -> int:
         return len(self.node_infos)

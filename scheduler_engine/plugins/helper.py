@@ -5,6 +5,8 @@
   :class:`DefaultNormalized` is the NormalizeScore of the plugins that use it.
 * :class:`NodeLocalFilter` is the Filter of the plugins that judge a node from
   the pod's spec and that node alone, with one fixed reason.
+* :class:`UpdatedWithPods` is the PreFilterExtensions of the plugins whose
+  AddPod and RemovePod are one update with +1 or -1.
 * :func:`pod_group_state` reads a pod group's state as upstream's snapshot does.
 * :class:`NodeSignatures` backs the vectorised ``filter_batch``/``score_batch``
   fast paths: many nodes carry identical labels (once the hostname label is
@@ -16,10 +18,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
+from ..framework.cycle_state import CycleState
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.node_table import RowsMemo
@@ -39,6 +42,7 @@ __all__ = [
     "DefaultNormalized",
     "NodeLocalFilter",
     "NodeSignatures",
+    "UpdatedWithPods",
     "default_normalize_score",
     "default_normalize_scores_array",
     "pod_group_state",
@@ -49,6 +53,47 @@ __all__ = [
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 SIGNATURES_KEY = "plugins.helper.NodeSignatures"
 STEADY_EXTENSIONS.add(SIGNATURES_KEY)
+
+
+class UpdatedWithPods:
+    """PreFilterExtensions of a plugin whose PreFilter state follows the pods that
+    preemption adds to or removes from a node: AddPod and RemovePod are one update
+    with +1 or -1 of the state stored under ``PRE_FILTER_STATE`` (upstream's
+    ``updateWithPod``), which the plugin writes as :meth:`_update_with_pod`."""
+
+    __slots__ = ()
+    PRE_FILTER_STATE: ClassVar[str]
+
+    def pre_filter_extensions(self) -> Self:
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        return self._update(state, pod_to_schedule, pod_to_add, node_info, 1)
+
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        return self._update(state, pod_to_schedule, pod_to_remove, node_info, -1)
+
+    def _update(
+        self, state: CycleState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> Status | None:
+        s = state.get(self.PRE_FILTER_STATE)
+        if s is None:
+            return self._missing_pre_filter_state()
+        self._update_with_pod(s, pod_to_schedule, pod, node_info, delta)
+        return None
+
+    def _missing_pre_filter_state(self) -> Status | None:
+        """What AddPod/RemovePod answer when PreFilter stored nothing (the plugin's words)."""
+        raise NotImplementedError
+
+    def _update_with_pod(
+        self, s: Any, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
+        raise NotImplementedError
 
 
 def default_normalize_score(

@@ -25,6 +25,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import READ_WRITE_ONCE_POD, PodVolume, pod_volumes, storage_for
+from .helper import UpdatedWithPods
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -105,8 +106,9 @@ class _PreFilterState(StateData):
         self.conflicting += sign * n
 
 
-class VolumeRestrictions:
+class VolumeRestrictions(UpdatedWithPods):
     NAME = NAME
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
@@ -144,26 +146,13 @@ class VolumeRestrictions:
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(frozenset(rwop), conflicting))
         return None, None
 
-    def pre_filter_extensions(self) -> VolumeRestrictions:
-        return self
+    def _missing_pre_filter_state(self) -> Status:
+        return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
 
-    def add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
-        s.update_with_pod(pod_to_add, 1)
-        return None
-
-    def remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return Status(Code.ERROR, f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
-        s.update_with_pod(pod_to_remove, -1)
-        return None
+    def _update_with_pod(
+        self, s: _PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
+        s.update_with_pod(pod, delta)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         for v in pod_volumes(pod):

@@ -270,3 +270,14 @@ def test_a_gpu_request_without_a_limit_is_named(operator, demo_cluster):
             "Required value: Limit must be set for non overcommitable resources"
         ]
     }
+
+
+def test_numbers_and_booleans_are_not_taken_for_text(operator, demo_cluster):
+    # DRF's own CharField and SlugField would turn 7 into "7" and True into "True"
+    r = operator.post("/api/v1/profiles/", {"name": 7, "document": True}, format="json")
+    assert r.status_code == 400 and {"name", "document"} <= set(r.json()), r.content
+    r = operator.post(
+        "/api/v1/dry-runs/", {"cluster": demo_cluster.pk, "inline_config": 1}, format="json"
+    )
+    assert r.status_code == 400 and "inline_config" in r.json(), r.content
+    assert not Profile.objects.filter(name="7").exists()

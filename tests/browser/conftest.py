@@ -26,6 +26,8 @@ from django.db import connection
 
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.snapshots import import_snapshot
+from dashboard.dryruns.models import DryRun
+from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.fixtures import DEMO, worker  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,6 +204,20 @@ def log_in(page, role: str, next_path: str = "/") -> None:
     page.fill("#id_password", PASSWORD)
     with page.expect_navigation():
         page.click("form.login-form button[type=submit]")
+
+
+def finished_dry_run(run: DryRun) -> DryRun:
+    """Run it here, or wait for the worker that claimed it first: these tests commit,
+    so ``create_dry_run`` queues the run, and the session's worker may be up."""
+    run_dry_run(run.pk)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.finished:
+            assert run.status == DryRun.Status.SUCCEEDED, run.error
+            return run
+        time.sleep(0.1)
+    raise AssertionError(f"dry-run {run.pk} did not finish")
 
 
 def screenshot(page, name: str, *, full: bool = True) -> None:

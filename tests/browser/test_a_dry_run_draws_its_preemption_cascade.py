@@ -2,36 +2,20 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.dryruns import create_dry_run
-from dashboard.dryruns.services.runner import run_dry_run
 from tests.engine.test_cascade_on_the_demo import demo_with_owners, workload
 
-from .conftest import SCREENSHOTS, log_in
+from .conftest import SCREENSHOTS, finished_dry_run, log_in
 
 pytestmark = pytest.mark.browser
 
 
-def _finished(run: DryRun) -> DryRun:
-    """Run it here (a worker may have claimed it first: then wait for that one)."""
-    run_dry_run(run.pk)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.finished:
-            assert run.status == DryRun.Status.SUCCEEDED, run.error
-            return run
-        time.sleep(0.1)
-    raise AssertionError(f"dry-run {run.pk} did not finish")
-
-
 def test_the_cascade_graph_renders_with_a_column_per_depth(page, demo):
-    run = _finished(
+    run = finished_dry_run(
         create_dry_run(
             demo,
             source=DryRun.Source.SNAPSHOT,
@@ -65,7 +49,7 @@ def test_the_cascade_graph_renders_with_a_column_per_depth(page, demo):
 
 
 def test_a_run_without_cascade_has_no_cascade_section(page, demo):
-    run = _finished(create_dry_run(demo))
+    run = finished_dry_run(create_dry_run(demo))
     log_in(page, "viewer", f"/dry-runs/{run.pk}/")
     expect(page.locator("#metrics")).to_be_visible()
     expect(page.locator("#cascade")).to_have_count(0)

@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
-from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.metrics import METRICS
 from dashboard.dryruns.services.profiles import create_profile
-from dashboard.dryruns.services.runner import run_dry_run
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import log_in, screenshot
+from .conftest import finished_dry_run, log_in, screenshot
 
 pytestmark = pytest.mark.browser
 
 
-def _finished(run: DryRun) -> DryRun:
-    """Run it here (a worker may have claimed it first: then wait for that one)."""
-    run_dry_run(run.pk)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.finished:
-            assert run.status == DryRun.Status.SUCCEEDED, run.error
-            return run
-        time.sleep(0.1)
-    raise AssertionError(f"dry-run {run.pk} did not finish")
-
-
 def test_metrics_have_names_units_definitions_and_counts_that_add_up(page, demo):
-    run = _finished(create_dry_run(demo))
+    run = finished_dry_run(create_dry_run(demo))
     log_in(page, "viewer", f"/dry-runs/{run.pk}/")
     table = page.locator("#metrics")
     expect(table).to_be_visible()
@@ -67,8 +50,8 @@ def test_metrics_have_names_units_definitions_and_counts_that_add_up(page, demo)
 
 def test_timing_gets_no_verdict_on_the_compare_page(page, demo):
     profile = create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo).profile
-    base = _finished(create_dry_run(demo))
-    edited = _finished(create_dry_run(demo, profile_version=profile.versions.first()))
+    base = finished_dry_run(create_dry_run(demo))
+    edited = finished_dry_run(create_dry_run(demo, profile_version=profile.versions.first()))
     log_in(page, "viewer", f"/dry-runs/{edited.pk}/compare/{base.pk}/")
     deltas = page.locator("#deltas")
     expect(deltas).to_be_visible()

@@ -8,11 +8,10 @@ from playwright.sync_api import expect
 from dashboard.dryruns.models import Application, DryRun
 from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.profiles import apply_version, create_profile, create_version
-from dashboard.dryruns.services.runner import run_dry_run
 from dashboard.roles import ensure_demo_users
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import log_in, screenshot
+from .conftest import finished_dry_run, log_in, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -23,8 +22,7 @@ def test_apply_history_and_rollback_down_to_no_profile(page, demo):
     v1 = create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo)
     v2 = create_version(v1.profile, document=SPREAD, message="spread")
     run1 = create_dry_run(demo, profile_version=v1)
-    run_dry_run(run1.pk)
-    apply_version(demo, v1, dry_run=DryRun.objects.get(pk=run1.pk))
+    apply_version(demo, v1, dry_run=finished_dry_run(run1))
     apply_version(demo, v2, force=True)
 
     log_in(page, "admin", "/clusters/demo/applications/")

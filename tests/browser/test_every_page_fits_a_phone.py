@@ -7,13 +7,12 @@ from playwright.sync_api import expect
 
 from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.profiles import create_profile, create_version
-from dashboard.dryruns.services.runner import run_dry_run
 from dashboard.studies.services.runner import run_study_run
 from dashboard.studies.services.studies import create_study
 from tests.studies.traces import jsonl_trace
 from tests.support.fixtures import BIN_PACKING_CONFIG
 
-from .conftest import SCREENSHOTS, log_in
+from .conftest import SCREENSHOTS, finished_dry_run, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +36,7 @@ def test_every_page_fits_390_px(phone, demo):
     profile = create_profile(name="binpack", document=BIN_PACKING_CONFIG, cluster=demo).profile
     create_version(profile, document=BIN_PACKING_CONFIG.replace("MostAllocated", "LeastAllocated"))
     run = create_dry_run(demo)
-    run_dry_run(run.pk)
+    finished_dry_run(run)
     study = create_study(
         user=None, traces=[{"jsonl": jsonl_trace()}], policies=["default", "fgd"], seeds=[1]
     )

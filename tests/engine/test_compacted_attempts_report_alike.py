@@ -11,6 +11,7 @@ with and without placements, and the demo cluster (coscheduling gangs).
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from scheduler_engine.cluster import build_cluster, load_cluster
+from scheduler_engine.framework.interfaces import NodeToStatus
 from scheduler_engine.framework.status import Code, Status
 from scheduler_engine.scheduler.messages import Diagnosis, DroppedStatuses, FitError
 from scheduler_engine.scheduler.schedule_one import Attempt
@@ -141,3 +143,23 @@ def test_a_compacted_fit_error_keeps_its_message_and_histograms() -> None:
     assert d not in fe.args  # nothing still holds the per-node map
     with pytest.raises(RuntimeError):
         fe.diagnosis.node_to_status.get("a")
+
+
+def live_node_maps(objs: list[dict[str, Any]], **kw: Any) -> int:
+    """The most per-node status maps alive after any attempt of a run."""
+    most = [0]
+
+    def progress(done: int, total: int) -> None:
+        gc.collect()
+        alive = sum(1 for o in gc.get_objects() if type(o) is NodeToStatus and o.statuses)
+        most[0] = max(most[0], alive)
+
+    simulate(build_cluster(objs), seed=1, progress=progress, **kw)
+    return most[0]
+
+
+def test_no_per_node_map_outlives_its_attempt() -> None:
+    objs = random_cluster(random.Random(1001), max_nodes=6, max_running=40, max_pending=30)
+    assert live_node_maps(objs) == 0
+    # an explaining run keeps them (what the per-node breakdown reads), so the count sees them
+    assert live_node_maps(objs, explain=True) > 0

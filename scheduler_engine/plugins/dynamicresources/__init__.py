@@ -267,6 +267,18 @@ class _State(StateData):
         return self
 
 
+def _state_with_claims(state: CycleState) -> tuple[_State | None, Status | None]:
+    """The PreFilter state of a pod with claims (upstream ``getStateData`` and its
+    no-claims check): (state, None); (None, None) for a pod without claims; (None,
+    an Error) when PreFilter stored nothing."""
+    s = state.get(STATE_KEY)
+    if s is None:
+        return None, Status(Code.ERROR, ERR_STATE_NOT_FOUND)
+    if not s.claims:
+        return None, None
+    return s, None
+
+
 class DynamicResources:
     NAME = NAME
 
@@ -456,11 +468,9 @@ class DynamicResources:
 
     # -- Filter --------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        s = state.get(STATE_KEY)
+        s, status = _state_with_claims(state)
         if s is None:
-            return Status(Code.ERROR, ERR_STATE_NOT_FOUND)
-        if not s.claims:
-            return None
+            return status
         node = node_info.node
         node_claim: dict[str, Any] | None = None
         mappings: list[dict[str, str]] = []
@@ -566,11 +576,9 @@ class DynamicResources:
 
     # -- Reserve / Unreserve ---------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s = state.get(STATE_KEY)
+        s, status = _state_with_claims(state)
         if s is None:
-            return Status(Code.ERROR, ERR_STATE_NOT_FOUND)
-        if not s.claims:
-            return None
+            return status
         pending = [i for i, c in enumerate(s.claims) if _allocation(c) is None]
         if not pending:
             return None
@@ -627,11 +635,9 @@ class DynamicResources:
 
     # -- PreBind ------------------------------------------------------------------------------
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        s = state.get(STATE_KEY)
+        s, status = _state_with_claims(state)
         if s is None:
-            return Status(Code.ERROR, ERR_STATE_NOT_FOUND)
-        if not s.claims:
-            return None
+            return status
         tracker = self.tracker
         s.claims = list(s.claims)
         recorded = []

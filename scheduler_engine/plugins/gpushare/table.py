@@ -14,19 +14,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...framework.node_table import RowsMemo, snapshot_table, table_for_nodes
+from ...framework.node_table import RowsMemo, SnapshotTable
 from .resources import MILLI, assigned_gpus, gpu_request, node_gpu_count, node_gpu_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.node_info import NodeInfo
-    from ...framework.snapshot import Snapshot
 
 __all__ = ["EXTENSION_KEY", "GpuTable"]
 
 EXTENSION_KEY = "GpuTable"
 
 
-class GpuTable:
+class GpuTable(SnapshotTable):
+    KEY = EXTENSION_KEY
     __slots__ = (
         "count",
         "cpu_cap",
@@ -62,19 +62,6 @@ class GpuTable:
             self.model[i] = self.code(node_gpu_model(ni.node))
             self.cpu_cap[i] = ni.node.allocatable.milli_cpu
             self._fill(i, ni)
-
-    @classmethod
-    def of(cls, snapshot: Snapshot) -> GpuTable:
-        table: GpuTable = snapshot_table(snapshot, EXTENSION_KEY, cls)
-        return table
-
-    @classmethod
-    def for_nodes(
-        cls, snapshot: Snapshot | None, nodes: Sequence[NodeInfo]
-    ) -> tuple[GpuTable, np.ndarray]:
-        """The table holding ``nodes`` and their rows (a throw-away table for foreign infos)."""
-        table, rows = table_for_nodes(snapshot, nodes, EXTENSION_KEY, cls)
-        return table, rows
 
     def code(self, model: str) -> int:
         c = self.model_codes.get(model)

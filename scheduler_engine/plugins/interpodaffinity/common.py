@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ _ANTI = ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH
 _EXISTING = ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
 
 
+@dataclass(slots=True, eq=False)
 class _Term:
     """An incoming pod's term with its namespaceSelector folded into namespaces.
 
@@ -42,21 +44,11 @@ class _Term:
     selector; an empty selector (``{}``) stays and selects every namespace.
     """
 
-    __slots__ = ("all_namespaces", "namespaces", "selector", "topology_key", "weight")
-
-    def __init__(
-        self,
-        namespaces: frozenset[str],
-        all_namespaces: bool,
-        selector: LabelSelector,
-        topology_key: str,
-        weight: int = 0,
-    ) -> None:
-        self.namespaces = namespaces
-        self.all_namespaces = all_namespaces
-        self.selector = selector
-        self.topology_key = topology_key
-        self.weight = weight
+    namespaces: frozenset[str]
+    all_namespaces: bool
+    selector: LabelSelector
+    topology_key: str
+    weight: int = 0
 
     @property
     def key(self) -> tuple[Any, ...]:

@@ -19,6 +19,7 @@ from ...framework.node_table import rows_in
 from ...framework.snapshot import STEADY_EXTENSIONS
 from ...framework.status import Code, Status
 from ...objects import Node, Pod
+from ..helper import UpdatedWithPods
 from .common import (
     _AFF,
     _ANTI,
@@ -246,8 +247,10 @@ def _counts_over(
     return totals
 
 
-class Filtering:
+class Filtering(UpdatedWithPods):
     """InterPodAffinity's PreFilter, its extensions and Filter."""
+
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -309,27 +312,14 @@ class Filtering:
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
-    def pre_filter_extensions(self) -> Filtering:
-        return self
-
-    def add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    @staticmethod
-    def _update(state: CycleState, other: Pod, node_info: NodeInfo, sign: int) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            # PreFilter skipped: the runtime should not call us; nothing to keep in step
-            return None
-        s.update_with_pod(other, node_info.node, sign)
+    def _missing_pre_filter_state(self) -> None:
+        # PreFilter skipped: the runtime does not call AddPod/RemovePod then
         return None
+
+    def _update_with_pod(
+        self, s: PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
+    ) -> None:
+        s.update_with_pod(pod, node_info.node, delta)
 
     # -- Filter --------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

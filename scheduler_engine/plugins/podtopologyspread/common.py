@@ -5,6 +5,7 @@ default selector, node inclusion policies, critical paths.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...framework import Status
@@ -45,33 +46,16 @@ _RS = ("apps", "v1", "ReplicaSet")
 _SS = ("apps", "v1", "StatefulSet")
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class Constraint:
     """A parsed ``TopologySpreadConstraint`` (upstream ``topologySpreadConstraint``)."""
 
-    __slots__ = (
-        "affinity_honor",
-        "max_skew",
-        "min_domains",
-        "selector",
-        "taints_honor",
-        "topology_key",
-    )
-
-    def __init__(
-        self,
-        max_skew: int,
-        topology_key: str,
-        selector: LabelSelector,
-        min_domains: int = 1,
-        affinity_honor: bool = True,
-        taints_honor: bool = False,
-    ) -> None:
-        self.max_skew = max_skew
-        self.topology_key = topology_key
-        self.selector = selector
-        self.min_domains = min_domains
-        self.affinity_honor = affinity_honor
-        self.taints_honor = taints_honor
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int = 1
+    affinity_honor: bool = True
+    taints_honor: bool = False
 
     def __repr__(self) -> str:
         return (

@@ -12,6 +12,7 @@ from ...framework.cycle_state import StateData
 from ...framework.interfaces import PreFilterResult
 from ...objects import Node, Pod
 from ...objects.selectors import SelectorError
+from ..helper import UpdatedWithPods
 from .common import (
     DO_NOT_SCHEDULE,
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
@@ -101,8 +102,33 @@ def _pre_filter_state(
     return st
 
 
-class Filtering:
+def _update_counts(
+    s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None, delta: int
+) -> None:
+    """AddPod/RemovePod: ``updated`` counted ``delta`` more times on ``node``."""
+    if updated.namespace != preemptor.namespace or node is None:
+        return
+    labels = node.labels
+    if not _node_has_all_keys(labels, s.constraints):
+        return
+    policy = _NodePolicy(preemptor)
+    # upstream neither skips terminating pods nor empty selectors here
+    for i, c in enumerate(s.constraints):
+        if not c.selector.matches(updated.labels):
+            continue
+        if not policy.includes(c, node):
+            continue
+        s.domain_counts = None
+        v = labels[c.topology_key]
+        d = s.tp_value_to_match_num[i]
+        d[v] = d.get(v, 0) + delta
+        s.critical_paths[i].update(v, d[v])
+
+
+class Filtering(UpdatedWithPods):
     """PodTopologySpread's PreFilter, its extensions and Filter."""
+
+    PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -122,48 +148,13 @@ class Filtering:
         state.write(PRE_FILTER_STATE_KEY, _pre_filter_state(index, pod, constraints))
         return None, None
 
-    def pre_filter_extensions(self) -> Filtering:
-        return self
+    def _missing_pre_filter_state(self) -> Status:
+        return _missing_state(PRE_FILTER_STATE_KEY)
 
-    def add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
-        self._update_with_pod(s, pod_to_add, pod_to_schedule, node_info.node, 1)
-        return None
-
-    def remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
-        self._update_with_pod(s, pod_to_remove, pod_to_schedule, node_info.node, -1)
-        return None
-
-    @staticmethod
     def _update_with_pod(
-        s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None, delta: int
+        self, s: PreFilterState, pod_to_schedule: Pod, pod: Pod, node_info: NodeInfo, delta: int
     ) -> None:
-        if updated.namespace != preemptor.namespace or node is None:
-            return
-        labels = node.labels
-        if not _node_has_all_keys(labels, s.constraints):
-            return
-        policy = _NodePolicy(preemptor)
-        # upstream neither skips terminating pods nor empty selectors here
-        for i, c in enumerate(s.constraints):
-            if not c.selector.matches(updated.labels):
-                continue
-            if not policy.includes(c, node):
-                continue
-            s.domain_counts = None
-            v = labels[c.topology_key]
-            d = s.tp_value_to_match_num[i]
-            d[v] = d.get(v, 0) + delta
-            s.critical_paths[i].update(v, d[v])
+        _update_counts(s, pod, pod_to_schedule, node_info.node, delta)
 
     # -- Filter ------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
