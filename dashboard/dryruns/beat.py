@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import sys
 import time
 from datetime import UTC, datetime
@@ -71,6 +72,8 @@ def _parent_gone(stdin: Any, parent: int, wait: float) -> bool:
 
 
 def main() -> int:
+    # Ctrl-C reaches the whole process group; this process ends with its parent instead
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     stdin = sys.stdin
     line = stdin.readline()
     if not line:
