@@ -32,10 +32,10 @@ if ROOT not in sys.path:
 
 from scheduler_engine.cluster import build_cluster  # noqa: E402
 from scheduler_engine.config.types import PluginRef, ProfileConfig  # noqa: E402
+from scheduler_engine.framework.build import new_framework  # noqa: E402
 from scheduler_engine.framework.cycle_state import CycleState  # noqa: E402
-from scheduler_engine.framework.handle import FrameworkHandle, SimulationContext  # noqa: E402
+from scheduler_engine.framework.handle import SimulationContext  # noqa: E402
 from scheduler_engine.framework.registry import Registry  # noqa: E402
-from scheduler_engine.framework.runtime import Framework  # noqa: E402
 from scheduler_engine.framework.snapshot import Snapshot  # noqa: E402
 
 
@@ -83,13 +83,12 @@ def _best(fn: Callable[[], Any], loops: int, repeat: int) -> float:
 def measure(nodes: int, loops: int, repeat: int) -> dict[str, float]:
     cluster = build_cluster([_node(i) for i in range(nodes)] + [_pod()])
     snap = Snapshot(cluster.nodes, cluster.running_pods, cluster.namespaces)
-    handle = FrameworkHandle(SimulationContext(cluster, snap, random.Random(0)))
+    ctx = SimulationContext(cluster, snap, random.Random(0))
     reg = Registry()
     plugin = PodCount()
     reg.register(PodCount.NAME, lambda args, h: plugin, PodCount)
     profile = ProfileConfig("default-scheduler", {"score": (PluginRef(PodCount.NAME),)})
-    fwk = Framework(profile, reg, handle)
-    handle.framework = fwk
+    fwk = new_framework(profile, reg, ctx)
     pod = cluster.pods[0]
     infos = snap.node_info_list
     state = CycleState()

@@ -33,7 +33,8 @@ from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
 from .errors import InputError
-from .framework.handle import FrameworkHandle, SimulationContext
+from .framework.build import new_framework
+from .framework.handle import SimulationContext
 from .framework.interfaces import QueuedPodInfo
 from .framework.node_info import NodeInfo
 from .framework.registry import Registry, default_registry
@@ -137,12 +138,7 @@ class _Run:
                 parallelism=config.parallelism,
             )
             ctx.feature_gates = dict(gates)
-            handle = FrameworkHandle(ctx)
-            fwk = Framework(prof, registry, handle, batch=batch)
-            handle.framework = fwk
-            cosched = fwk.plugins.get("Coscheduling")
-            if cosched is not None:
-                cosched.load_pod_groups(work.source)
+            fwk = new_framework(prof, registry, ctx, batch=batch, load_pod_groups=True)
             sched = Scheduler(
                 ctx,
                 {prof.scheduler_name: fwk},

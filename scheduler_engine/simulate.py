@@ -20,7 +20,8 @@ from .cascade import CascadeTracker
 from .cluster import ClusterState
 from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
 from .controllers import emulate_controllers
-from .framework.handle import FrameworkHandle, SimulationContext, WaitingPod
+from .framework.build import new_framework
+from .framework.handle import SimulationContext, WaitingPod
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
 from .framework.pod_group_state import PodGroupStates
@@ -223,10 +224,9 @@ class _Run:
         self.recorder = Recorder() if explain else None
         self.frameworks: dict[str, Framework] = {}
         for prof in config.profiles:
-            handle = FrameworkHandle(ctx)
-            fwk = Framework(prof, registry, handle, recorder=self.recorder, batch=batch)
-            handle.framework = fwk
-            self.frameworks[prof.scheduler_name] = fwk
+            self.frameworks[prof.scheduler_name] = new_framework(
+                prof, registry, ctx, recorder=self.recorder, batch=batch, load_pod_groups=True
+            )
         self.sched = Scheduler(
             ctx,
             self.frameworks,
@@ -248,7 +248,6 @@ class _Run:
             cosched = fwk.plugins.get("Coscheduling")
             if cosched is not None:
                 ctx.on_evict.append(lambda e, pl=cosched: pl.pod_deleted(e.victim))
-                cosched.load_pod_groups(work.source)  # bad PodGroups are input errors
         self.waiting: list[tuple[_PodState, Attempt]] = []
         # what _settle_waiting last saw: WaitingPod.settled, and the earliest deadline left
         self._settled_seen = -1

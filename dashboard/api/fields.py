@@ -1,4 +1,5 @@
-"""Fields of the API's own: text that stays text, and kube-scheduler's feature gates."""
+"""Fields of the API's own: text that stays text, kube-scheduler's feature gates, and lists of
+objects an answer carries only where they apply."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rest_framework import serializers
 
 from scheduler_engine.config import FEATURE_GATES
 
-__all__ = ["FeatureGatesField", "StrictCharField", "StrictSlugField"]
+__all__ = ["FeatureGatesField", "OptionalObjectsField", "StrictCharField", "StrictSlugField"]
 
 
 class _TextOnly:
@@ -27,6 +28,17 @@ class StrictCharField(_TextOnly, serializers.CharField):
 
 class StrictSlugField(_TextOnly, serializers.SlugField):
     pass
+
+
+class OptionalObjectsField(serializers.ListField):
+    """A list of JSON objects that only some answers carry (a nearest node's taints, a
+    fix's evictions): absent where it does not apply, so not required."""
+
+    child = serializers.DictField()
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
 
 
 _GATES_SCHEMA = {

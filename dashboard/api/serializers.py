@@ -10,7 +10,7 @@ from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersio
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
-from .fields import FeatureGatesField, StrictCharField, StrictSlugField
+from .fields import FeatureGatesField, OptionalObjectsField, StrictCharField, StrictSlugField
 
 MAX_SEED = 2**62
 
@@ -121,14 +121,10 @@ class NearestNodeSerializer(serializers.Serializer):
         required=False,
         help_text="resources the pod asks more of than the node has even when empty",
     )
-    taints = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text="untolerated taints: key, value, effect and the exact toleration to add",
+    taints = OptionalObjectsField(
+        help_text="untolerated taints: key, value, effect and the exact toleration to add"
     )
-    terms = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
+    terms = OptionalObjectsField(
         help_text="violated terms: kind (podAffinity, podAntiAffinity, existingPodAntiAffinity, "
         "topologySpread), term index, topologyKey, domain, pods or skew",
     )
@@ -155,16 +151,10 @@ class FixSerializer(serializers.Serializer):
     verified = serializers.BooleanField(help_text="always true: unverified changes are not shown")
     cost = serializers.FloatField(help_text="lower is a smaller change (docs/explanations.md)")
     node = serializers.CharField(allow_null=True, help_text="where the changed pod fits")
-    evict = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text="preemption and priority: the pods to free (pod, node, priority)",
+    evict = OptionalObjectsField(
+        help_text="preemption and priority: the pods to free (pod, node, priority)"
     )
-    moves = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text="move: the pods to move, in order (pod, from, to)",
-    )
+    moves = OptionalObjectsField(help_text="move: the pods to move, in order (pod, from, to)")
 
 
 class RejectedNodeSerializer(serializers.Serializer):

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..cluster import ClusterState
 from ..config import SchedulerConfig
-from ..framework.handle import FrameworkHandle, SimulationContext
+from ..framework.build import new_framework
+from ..framework.handle import SimulationContext
 from ..framework.registry import Registry, default_registry
 from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
@@ -80,10 +81,8 @@ class _Run:
         )
         self.frameworks: dict[str, Framework] = {}
         for prof in config.profiles:
-            handle = FrameworkHandle(self.ctx)
-            fwk = Framework(prof, registry, handle)
+            fwk = new_framework(prof, registry, self.ctx)
             fwk.exact_diagnosis = exact_messages
-            handle.framework = fwk
             self.frameworks[prof.scheduler_name] = fwk
         self.sched = Scheduler(
             self.ctx,

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
-from ..framework.handle import FrameworkHandle, SimulationContext
+from ..framework.build import new_framework
+from ..framework.handle import SimulationContext
 from ..framework.node_info import NodeInfo
-from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
 from ..objects import Node, parse_node
 from .fixes import Candidate, Fix, WhatIf
@@ -78,10 +78,7 @@ def _fits_on_added(ctx: WhatIf, node: Node) -> bool:
         parallelism=old.parallelism,
         feature_gates=dict(old.feature_gates),
     )
-    handle = FrameworkHandle(sim)
-    fwk = Framework(ctx.probe.fwk.profile, ctx.registry, handle, batch=False)
-    handle.framework = fwk
-    probe = Probe(fwk)
+    probe = Probe(new_framework(ctx.probe.fwk.profile, ctx.registry, sim, batch=False))
     return probe.fits(probe.prepare(ctx.pod), added)
 
 

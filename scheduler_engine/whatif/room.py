@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from ..cluster import ClusterState
 from ..config import SchedulerConfig
-from ..framework.handle import FrameworkHandle, SimulationContext
+from ..framework.build import new_framework
+from ..framework.handle import SimulationContext
 from ..framework.node_info import NodeInfo
 from ..framework.registry import Registry
-from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
 from ..objects import Pod
 from ..objects.podgroup import index_native_pod_groups
@@ -58,12 +58,7 @@ class RoomProbe:
             ctx.pod_groups.add_pods(cluster.pods)
         self.probes: dict[str, Probe] = {}
         for prof in config.profiles:
-            handle = FrameworkHandle(ctx)
-            fwk = Framework(prof, registry, handle)
-            handle.framework = fwk
-            pl = fwk.plugins.get("Coscheduling")
-            if pl is not None:
-                pl.load_pod_groups(cluster.source)
+            fwk = new_framework(prof, registry, ctx, load_pod_groups=True)
             # a node no filter passes needs no exact per-node reason here
             fwk.exact_diagnosis = False
             self.probes[prof.scheduler_name] = Probe(fwk)

@@ -8,7 +8,8 @@ from typing import Any
 
 from scheduler_engine.cluster import build_cluster
 from scheduler_engine.config.types import PluginRef, ProfileConfig
-from scheduler_engine.framework.handle import FrameworkHandle, SimulationContext
+from scheduler_engine.framework.build import new_framework
+from scheduler_engine.framework.handle import SimulationContext
 from scheduler_engine.framework.recorder import Recorder
 from scheduler_engine.framework.registry import Registry
 from scheduler_engine.framework.runtime import Framework
@@ -57,9 +58,7 @@ def build_framework(
     cluster = build_cluster(objects or [])
     snap = Snapshot(cluster.nodes, cluster.running_pods, cluster.namespaces)
     ctx = SimulationContext(cluster, snap, random.Random(0))
-    handle = FrameworkHandle(ctx)
-    fwk = Framework(
-        profile_of(points), registry_of(*plugins), handle, recorder=Recorder() if explain else None
+    fwk = new_framework(
+        profile_of(points), registry_of(*plugins), ctx, recorder=Recorder() if explain else None
     )
-    handle.framework = fwk
     return fwk, ctx
