@@ -29,7 +29,7 @@ from ..preemption import (
     PodClock,
     Victims,
     go_sort_slice,
-    more_important_pod,
+    more_important,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -287,8 +287,7 @@ class DefaultPreemption:
     def _less(self) -> Callable[[Pod, Pod], bool]:
         if self.more_important_pod is not None:
             return self.more_important_pod
-        clock = PodClock(self.handle.now())
-        return lambda a, b: more_important_pod(a, b, clock)
+        return more_important(PodClock(self.handle.now()))
 
 
 def _move(
