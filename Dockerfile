@@ -83,6 +83,6 @@ EXPOSE 8000
 # The web server's probe; docker-compose.yml gives the worker and the mirror theirs.
 HEALTHCHECK --interval=10s --timeout=15s --start-period=60s --retries=3 \
     CMD ["python", "-m", "schedlab.probe", "web"]
-# SCHEDLAB_WEB_PROCESSES Daphne processes on one socket (schedlab/serve.py), one core each;
+# SCHEDLAB_WEB_PROCESSES Daphne processes on one port (schedlab/serve.py), one core each;
 # --verbosity 0: requests are logged as JSON by schedlab.access_log, not in plain text.
 CMD ["python", "-m", "schedlab.serve", "--bind", "0.0.0.0", "--port", "8000", "--proxy-headers", "--verbosity", "0", "schedlab.asgi:application"]

@@ -150,7 +150,7 @@ def start_worker(
 def start_daphne(port: int, env: Mapping[str, str], processes: int = 0) -> subprocess.Popen:
     """The ASGI server (Daphne) on 127.0.0.1:``port`` with environment ``env``; the access
     log dropped, the application log on a text pipe (``proc.stderr``). With ``processes``,
-    that many Daphne processes on one socket, as production runs them (``schedlab.serve``)."""
+    that many Daphne processes, a socket each, as production runs them (``schedlab.serve``)."""
     server = ["schedlab.serve", "--processes", str(processes)] if processes else ["daphne"]
     args = [sys.executable, "-m", *server, "-b", "127.0.0.1", "-p", str(port)]
     return subprocess.Popen(

@@ -1,11 +1,15 @@
-"""``python -m schedlab.serve``: N Daphne processes on one listening socket.
+"""``python -m schedlab.serve``: N Daphne processes on one port, a listening socket each.
 
 One Daphne process is one Python interpreter: it serves on one core at most.
-This binds the address once and starts ``--processes`` Daphne children
-(``daphne --fd``) that accept from the same socket, so the kernel hands each
-new connection to whichever is free. A child that dies is started again (1 s
-later, doubling up to 30 s while it keeps dying within a minute); SIGTERM or
-SIGINT stops them all (SIGTERM each, SIGKILL after 30 s) and exits 0.
+This starts ``--processes`` Daphne children (``daphne --fd``), each on a
+listening socket of its own bound to the same address with ``SO_REUSEPORT``,
+so the kernel spreads new connections over the processes evenly (by a hash of
+the connection's addresses) whichever is busy. A child that dies takes its
+socket with it and the others get every new connection until it is started
+again (1 s later, doubling up to 30 s while it keeps dying within a minute),
+on a new socket. SIGTERM or SIGINT stops them all (SIGTERM each, SIGKILL after
+30 s) and exits 0. Where ``SO_REUSEPORT`` is unavailable (or with
+``--shared-socket``) the children accept from one socket, as the log says.
 
     python -m schedlab.serve --processes 2 --bind 0.0.0.0 --port 8000 \\
         --proxy-headers --verbosity 0 schedlab.asgi:application
@@ -14,13 +18,14 @@ Every other argument goes to each Daphne unchanged. ``--processes`` defaults
 to ``SCHEDLAB_WEB_PROCESSES`` (else 1). Each child gets a PostgreSQL connection
 pool of ``--db-pool`` connections (``DATABASE_POOL_SIZE``, else 10; 0: none):
 under ASGI each request runs in a thread of its own, and without a pool each
-kept a connection open. Why processes, how many, and the pool:
+kept a connection open. Why processes, how many, the sockets and the pool:
 ``docs/deployment.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import socket
@@ -46,6 +51,11 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, l
     ap.add_argument("--db-pool", type=int, default=int(pool), help="connections per process")
     ap.add_argument("-b", "--bind", default="127.0.0.1")
     ap.add_argument("-p", "--port", type=int, default=8000)
+    ap.add_argument(
+        "--shared-socket",
+        action="store_true",
+        help="one listening socket for every process, as where SO_REUSEPORT is unavailable",
+    )
     args, daphne_args = ap.parse_known_args(argv)
     if args.processes < 1:
         ap.error("--processes must be at least 1")
@@ -54,26 +64,75 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, l
     return args, daphne_args
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def _socket(host: str, port: int, *, reuseport: bool) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuseport:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _listen(sock: socket.socket) -> socket.socket:
     sock.listen(1024)
     sock.set_inheritable(True)
     return sock
 
 
+class Sockets:
+    """Where the children accept: a listening socket each (``SO_REUSEPORT``), or one for all.
+
+    With ``SO_REUSEPORT`` the supervisor keeps only a bound socket that does not listen (it
+    holds the port, and tells which one ``--port 0`` got) and binds a listening socket for
+    each child as it starts it, keeping no copy: a child that dies takes its socket with it,
+    so no new connection is handed to a socket nobody accepts from.
+    """
+
+    def __init__(self, host: str, port: int, *, shared: bool) -> None:
+        self.host = host
+        self.reason = "--shared-socket" if shared else ""
+        if not shared and not hasattr(socket, "SO_REUSEPORT"):
+            self.reason = "SO_REUSEPORT is not available here"
+        if not self.reason:
+            try:
+                self.anchor = _socket(host, port, reuseport=True)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOPROTOOPT, errno.EINVAL, errno.EOPNOTSUPP):
+                    raise
+                self.reason = f"SO_REUSEPORT is not available here ({exc.strerror})"
+        if self.reason:
+            self.anchor = _listen(_socket(host, port, reuseport=False))
+        self.port = self.anchor.getsockname()[1]
+
+    @property
+    def shared(self) -> bool:
+        return bool(self.reason)
+
+    def for_child(self) -> socket.socket:
+        """The socket a child is to accept from (close it after starting the child unless shared)."""
+        if self.shared:
+            return self.anchor
+        return _listen(_socket(self.host, self.port, reuseport=True))
+
+    def describe(self, processes: int) -> str:
+        where = f"listening on {self.host}:{self.port} with {processes} process(es)"
+        if self.shared:
+            return f"{where} sharing one socket ({self.reason}): connections spread unevenly"
+        return f"{where}, a socket each (SO_REUSEPORT)"
+
+
 class Supervisor:
     """The children, restarted when they die, stopped together."""
 
-    def __init__(
-        self, sock: socket.socket, count: int, daphne_args: list[str], db_pool: int
-    ) -> None:
-        self.sock = sock
+    def __init__(self, sockets: Sockets, count: int, daphne_args: list[str], db_pool: int) -> None:
+        self.sockets = sockets
         self.env = {**os.environ, "DATABASE_POOL_SIZE": str(db_pool)}
-        fd = sock.fileno()
-        self.command = [sys.executable, "-m", "daphne", "--fd", str(fd), *daphne_args]
+        self.daphne_args = daphne_args
         self.children: list[subprocess.Popen | None] = [None] * count
         self.started = [0.0] * count
         self.delay = [1.0] * count
@@ -81,9 +140,21 @@ class Supervisor:
         self.stopping = False
 
     def _start(self, i: int) -> None:
-        self.children[i] = subprocess.Popen(
-            self.command, pass_fds=(self.sock.fileno(),), env=self.env
-        )
+        try:
+            sock = self.sockets.for_child()
+        except OSError as exc:  # the port taken meanwhile: try again later
+            self.due[i] = time.monotonic() + self.delay[i]
+            _say(
+                f"web process {i + 1}: cannot listen ({exc}); trying again in {self.delay[i]:.0f} s"
+            )
+            return
+        fd = sock.fileno()
+        command = [sys.executable, "-m", "daphne", "--fd", str(fd), *self.daphne_args]
+        try:
+            self.children[i] = subprocess.Popen(command, pass_fds=(fd,), env=self.env)
+        finally:
+            if sock is not self.sockets.anchor:
+                sock.close()  # the child's own now: it closes when the child dies
         self.started[i] = time.monotonic()
         _say(f"web process {i + 1}/{len(self.children)} started, pid {self.children[i].pid}")
 
@@ -131,18 +202,18 @@ def _say(message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args, daphne_args = parse_args(argv)
     try:
-        sock = _listen(args.bind, args.port)
+        sockets = Sockets(args.bind, args.port, shared=args.shared_socket)
     except OSError as exc:
         print(f"schedlab.serve: cannot listen on {args.bind}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    supervisor = Supervisor(sock, args.processes, daphne_args, args.db_pool)
+    supervisor = Supervisor(sockets, args.processes, daphne_args, args.db_pool)
 
     def stop(signum: int, _frame: object) -> None:
         supervisor.stopping = True
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    _say(f"listening on {args.bind}:{sock.getsockname()[1]} with {args.processes} process(es)")
+    _say(sockets.describe(args.processes))
     return supervisor.run()
 
 
