@@ -92,6 +92,8 @@ def filter_pods_with_pdb_violation(
     Every PDB a pod matches is spent, pod by pod in the given order
     (:class:`~scheduler_engine.preemption.PdbBudgets`).
     """
+    if not pdbs:
+        return [], list(pods)
     budgets = PdbBudgets(pdbs)
     violating: list[Pod] = []
     non_violating: list[Pod] = []
@@ -215,10 +217,14 @@ class DefaultPreemption:
         handle = self.handle
         # First remove every pod that may be preempted and see whether the pod fits.
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
-        for p in potential:
-            err = _move(handle, state, pod, node_info, p, add=False)
-            if err is not None:
-                return [], 0, err
+        if self.fast_dry_run and not _has_extensions(handle, state):
+            # nothing observes the node between two removals
+            node_info.remove_pods(potential)
+        else:
+            for p in potential:
+                err = _move(handle, state, pod, node_info, p, add=False)
+                if err is not None:
+                    return [], 0, err
         if not potential:
             return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NO_VICTIMS)
 
@@ -288,6 +294,12 @@ class DefaultPreemption:
         if self.more_important_pod is not None:
             return self.more_important_pod
         return more_important(PodClock(self.handle.now()))
+
+
+def _has_extensions(handle: Handle, state: CycleState) -> bool:
+    """Whether the handle runs PreFilter extensions in this cycle (True when it cannot say)."""
+    ask = getattr(handle, "has_pre_filter_extensions", None)
+    return True if ask is None else ask(state)
 
 
 def _move(
