@@ -217,8 +217,9 @@ class DefaultPreemption:
         handle = self.handle
         # First remove every pod that may be preempted and see whether the pod fits.
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
-        if self.fast_dry_run and not _has_extensions(handle, state):
-            # nothing observes the node between two removals
+        # no PreFilter extension: nothing observes the node between two changes
+        quiet = self.fast_dry_run and not _has_extensions(handle, state)
+        if quiet:
             node_info.remove_pods(potential)
         else:
             for p in potential:
@@ -240,11 +241,11 @@ class DefaultPreemption:
         # Reprieve as many as possible, PDB-protected pods first, each group
         # from the most important pod down.
         victims: list[Pod] = []
-        err = self._reprieve(state, pod, node_info, violating, victims)
+        err = self._reprieve(state, pod, node_info, violating, victims, quiet)
         if err is not None:
             return [], 0, err
         num_violating = len(victims)
-        err = self._reprieve(state, pod, node_info, non_violating, victims)
+        err = self._reprieve(state, pod, node_info, non_violating, victims, quiet)
         if err is not None:
             return [], 0, err
         if violating and non_violating:
@@ -258,27 +259,35 @@ class DefaultPreemption:
         node_info: NodeInfo,
         pods: Sequence[Pod],
         victims: list[Pod],
+        quiet: bool,
     ) -> Status | None:
         """Add each of ``pods`` back in turn; those the pod no longer fits with go again, as victims.
 
         Only whether the pod fits matters, so with ``fast_dry_run`` the filters
         that ignore the node's pods, which passed on this node, do not run again
-        (``refilter_with_nominated_pods``).
+        (``refilter_with_nominated_pods``); ``quiet``: no PreFilter extension to run.
         """
         handle = self.handle
         refilter = handle.run_filter_plugins_with_nominated_pods
         if self.fast_dry_run:
             refilter = getattr(handle, "refilter_with_nominated_pods", refilter)
         for p in pods:
-            err = _move(handle, state, pod, node_info, p, add=True)
-            if err is not None:
-                return err
+            if quiet:
+                node_info.add_pod(p)
+            else:
+                err = _move(handle, state, pod, node_info, p, add=True)
+                if err is not None:
+                    return err
             st = refilter(state, pod, node_info)
-            if st is not None and st.code != Code.SUCCESS:
+            if st is None or st.code == Code.SUCCESS:
+                continue
+            if quiet:
+                node_info.remove_pod(p)
+            else:
                 err = _move(handle, state, pod, node_info, p, add=False)
                 if err is not None:
                     return err
-                victims.append(p)
+            victims.append(p)
         return None
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
