@@ -431,8 +431,17 @@ class Evaluator:
                 for ni in potential_nodes:
                     statuses.set(ni.name, st)
                 return [], statuses, errors
+        if not getattr(self.interface, "fast_dry_run", False):
+            no_victims = None
         for i in range(n):
-            node_copy = potential_nodes[(offset + i) % n].clone()
+            ni = potential_nodes[(offset + i) % n]
+            if no_victims is not None:
+                # the same answer node by node (fast dry run)
+                status = no_victims(pod, (ni,))
+                if status is not None:
+                    statuses.set(ni.name, status)
+                    continue
+            node_copy = ni.clone()
             state_copy = state.clone()
             pods, num_violations, status = self.interface.select_victims_on_node(
                 state_copy, pod, node_copy, pdbs
