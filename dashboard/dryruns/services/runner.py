@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import zlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -137,6 +138,18 @@ def _config_for(run: DryRun) -> SchedulerConfig:
     return default_engine_config(gates)
 
 
+def _frozen_objects(run: DryRun) -> list[Any]:
+    """The frozen state's objects; a document that does not read fails the run, named."""
+    try:
+        objects = codec.unpack(run.snapshot)
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise BadInput.one("snapshot", f"the frozen state cannot be read: {reason}") from None
+    if not isinstance(objects, list):
+        raise BadInput.one("snapshot", "the frozen state is not a list of objects")
+    return objects
+
+
 class _Progress:
     """The engine's progress callback: saves progress, beats, and stops a cancelled run.
 
@@ -197,7 +210,7 @@ def _run(run: DryRun) -> None:
     run_id = run.pk
     try:
         t0 = time.perf_counter()
-        objects = codec.unpack(run.snapshot)
+        objects = _frozen_objects(run)
         state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
         config = _config_for(run)
         t1 = time.perf_counter()
