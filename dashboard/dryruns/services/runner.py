@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from dashboard import conf
 from dashboard.cluster.services import broadcast
+from dashboard.heartbeat import Heartbeat
 from scheduler_engine import SchedulerConfig, build_cluster, simulate
 from scheduler_engine.collisions import simulate_colliding
 from scheduler_engine.errors import InputError
@@ -29,7 +30,6 @@ from ..indexes import build_indexes
 from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
-from .heartbeat import Heartbeat
 from .metrics import fleet_metrics
 from .moves import apply_moves
 from .profiles import default_engine_config, parse_config
@@ -201,7 +201,7 @@ def run_dry_run(run_id: int) -> str | None:
     run = _claim(run_id)
     if run is None:
         return None
-    with Heartbeat(run):
+    with Heartbeat(run, status=DryRun.Status.RUNNING, attempts=run.attempts):
         _run(run)
     return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
 
