@@ -132,16 +132,19 @@ class NodeInfo:
 
     def remove_pod(self, pod: Pod) -> bool:
         """Remove by key; False when the pod is not on this node."""
+        key = pod.key
         for i, p in enumerate(self.pods):
-            if p.key == pod.key:
+            if p.key == key:
                 del self.pods[i]
                 break
         else:
             return False
-        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
-        self.pods_with_required_anti_affinity = [
-            p for p in self.pods_with_required_anti_affinity if p.key != pod.key
-        ]
+        if self.pods_with_affinity:
+            self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != key]
+        if self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity = [
+                p for p in self.pods_with_required_anti_affinity if p.key != key
+            ]
         self._update(pod, -1)
         return True
 
