@@ -1,5 +1,5 @@
-"""Helpers the Django benchmarks share: their options, environment and database, free
-ports, RSS, Celery workers, a synthetic cluster loaded once, percentiles."""
+"""Helpers the benchmarks share: their options, environment and database, free ports,
+RSS, Celery workers, a synthetic cluster loaded once, percentiles, node objects."""
 
 from __future__ import annotations
 
@@ -194,6 +194,28 @@ def synthetic_cluster(
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     return cluster
+
+
+def zoned_node(
+    name: str,
+    zone: str,
+    resources: Mapping[str, str],
+    *,
+    taints: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """A Node with its hostname and zone labels, allocatable as large as capacity."""
+    obj: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone},
+        },
+        "status": {"capacity": dict(resources), "allocatable": dict(resources)},
+    }
+    if taints:
+        obj["spec"] = {"taints": taints}
+    return obj
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -27,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from benchmarks.common import zoned_node  # noqa: E402
 from scheduler_engine import build_cluster, default_registry, simulate  # noqa: E402
 from scheduler_engine.whatif.defrag import plan_defragmentation  # noqa: E402
 from scheduler_engine.whatif.moves import Scheduling, replaced, with_moves  # noqa: E402
@@ -36,16 +37,7 @@ GPU = "nvidia.com/gpu"
 
 def node(i: int) -> dict[str, Any]:
     res = {"cpu": "64", "memory": "512Gi", "pods": "110", GPU: "8"}
-    name = f"gpu-{i:04d}"
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 4}"},
-        },
-        "status": {"capacity": dict(res), "allocatable": dict(res)},
-    }
+    return zoned_node(f"gpu-{i:04d}", f"z{i % 4}", res)
 
 
 def pod(name: str, gpus: int, where: str = "") -> dict[str, Any]:

@@ -35,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from benchmarks.common import zoned_node  # noqa: E402
 from scheduler_engine import build_cluster, simulate  # noqa: E402
 from scheduler_engine.config import load_config  # noqa: E402
 from scheduler_engine.framework.registry import default_registry  # noqa: E402
@@ -45,18 +46,7 @@ LABEL = "scheduling.x-k8s.io/pod-group"
 
 def node(i: int) -> dict[str, Any]:
     res = {"cpu": "64", "memory": "512Gi", "pods": "110", GPU: "8"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": f"gpu-{i:04d}",
-            "labels": {
-                "kubernetes.io/hostname": f"gpu-{i:04d}",
-                "topology.kubernetes.io/zone": f"zone-{i % 4}",
-            },
-        },
-        "status": {"capacity": dict(res), "allocatable": dict(res)},
-    }
+    return zoned_node(f"gpu-{i:04d}", f"zone-{i % 4}", res)
 
 
 def pod(group: str, i: int, ts: str, native: bool | None) -> dict[str, Any]:

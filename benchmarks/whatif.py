@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from benchmarks.common import zoned_node  # noqa: E402
 from scheduler_engine import default_config  # noqa: E402
 from scheduler_engine.warm_cluster import WarmCluster  # noqa: E402
 from scheduler_engine.whatif import report  # noqa: E402
@@ -40,21 +41,10 @@ GPU = "nvidia.com/gpu"
 
 def node(i: int, gpu: bool) -> dict[str, Any]:
     res = {"cpu": "64", "memory": "512Gi", "pods": "110"}
-    spec: dict[str, Any] = {}
-    if gpu:
-        res[GPU] = "8"
-        spec["taints"] = [{"key": GPU, "value": "present", "effect": "NoSchedule"}]
-    name = f"{'gpu' if gpu else 'cpu'}-{i:05d}"
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 3}"},
-        },
-        "spec": spec,
-        "status": {"capacity": dict(res), "allocatable": dict(res)},
-    }
+    if not gpu:
+        return zoned_node(f"cpu-{i:05d}", f"z{i % 3}", res)
+    taint = {"key": GPU, "value": "present", "effect": "NoSchedule"}
+    return zoned_node(f"gpu-{i:05d}", f"z{i % 3}", {**res, GPU: "8"}, taints=[taint])
 
 
 def pod(name: str, where: str, gpus: int, priority: int, app: str) -> dict[str, Any]:

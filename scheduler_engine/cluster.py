@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .collector import collector_paused
 from .documents import object_ref, read_objects
 from .errors import FieldError, InputError
 from .objects import LabelSelector, Node, Pod, parse_label_selector, parse_node, parse_pod
@@ -202,8 +203,13 @@ def build_cluster(
     """Parse objects (any order) into a :class:`ClusterState`.
 
     Raises :class:`InputError` naming the object and field of the first bad one.
+    The cyclic collector is paused meanwhile (:mod:`.collector`).
     """
-    objs = list(objects)
+    with collector_paused():
+        return _build_cluster(list(objects), source)
+
+
+def _build_cluster(objs: list[Mapping[str, Any]], source: str | None) -> ClusterState:
     cluster = ClusterState(source=source)
     for o in objs:
         if not isinstance(o, Mapping):

@@ -45,11 +45,10 @@ from .objects.resources import core_amounts, is_extended_resource_name
 from .scheduler.events import pre_enqueue_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.schedule_one import AttemptStatus, Scheduler
+from .simulate import CYCLE_SECONDS
 
 __all__ = ["KubeletRefusal", "kubelet_admission", "simulate_colliding"]
 
-# simulated time one scheduling cycle takes (as simulate's)
-CYCLE_SECONDS = 0.001
 OUT_OF = "OutOf"
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .framework.snapshot import Snapshot
+from .objects.podgroup import COSCHEDULING_LABEL
 from .scheduler.messages import FitError
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "gang_summary",
 ]
 
-COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 
 # labels a gang's members are counted by when the group names no topology key
 DOMAIN_LABELS: tuple[str, ...] = (

@@ -14,13 +14,27 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["go_div", "go_duration", "go_list", "go_log", "go_round", "go_round_array"]
+__all__ = [
+    "go_div",
+    "go_div_array",
+    "go_duration",
+    "go_list",
+    "go_log",
+    "go_round",
+    "go_round_array",
+]
 
 
 def go_div(a: int, b: int) -> int:
     """Go's int64 ``a / b``: the quotient truncated toward zero."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
+
+
+def go_div_array(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """:func:`go_div` elementwise."""
+    q = np.abs(a) // np.abs(b)
+    return np.where((a >= 0) == (np.asarray(b) >= 0), q, -q)
 
 
 def go_round(x: float) -> int:

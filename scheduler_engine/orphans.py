@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from .apinames import is_dns1123_subdomain, is_label_key
-from .objects.podgroup import NATIVE_GROUP, pod_group_name
+from .objects.podgroup import COSCHEDULING_LABEL, NATIVE_GROUP, pod_group_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cluster import ClusterState
@@ -65,7 +65,6 @@ REASONS = (
     CLAIM_MISSING,
 )
 
-COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 COSCHEDULING_GROUP = "scheduling.x-k8s.io"
 DEFAULT_SCHEDULER = "default-scheduler"
 

@@ -56,6 +56,7 @@ __all__ = [
     "get_earliest_pod_start_time",
     "get_lower_priority_nominated_pods",
     "go_sort_slice",
+    "more_important",
     "more_important_pod",
     "pick_one_node_for_preemption",
 ]
@@ -200,14 +201,22 @@ class PodClock:
         return (self._now, next(self._seq))
 
 
+def more_important(clock: PodClock) -> Callable[[Pod, Pod], bool]:
+    """``util.MoreImportantPod`` reading start times off ``clock``, as a ``less`` for sorting."""
+    start = clock.start_time
+
+    def less(p1: Pod, p2: Pod) -> bool:
+        if p1.priority != p2.priority:
+            return p1.priority > p2.priority
+        # argument order matters: pod1's "now" is read before pod2's
+        return start(p1) < start(p2)
+
+    return less
+
+
 def more_important_pod(p1: Pod, p2: Pod, clock: PodClock) -> bool:
     """Higher priority first; equal priority: the pod that started earlier (``util.MoreImportantPod``)."""
-    if p1.priority != p2.priority:
-        return p1.priority > p2.priority
-    # argument order matters: pod1's "now" is read before pod2's
-    t1 = clock.start_time(p1)
-    t2 = clock.start_time(p2)
-    return t1 < t2
+    return more_important(clock)(p1, p2)
 
 
 def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:

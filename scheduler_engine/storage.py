@@ -132,6 +132,14 @@ def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return s if isinstance(s, Mapping) else {}
 
 
+def _storage_class(annotations: Mapping[str, str], spec: Mapping[str, Any]) -> str:
+    """A claim's or volume's class: the beta annotation first, as upstream's
+    ``GetPersistentVolumeClaimClass`` and ``GetPersistentVolumeClass`` read it."""
+    if BETA_STORAGE_CLASS_ANNOTATION in annotations:
+        return annotations[BETA_STORAGE_CLASS_ANNOTATION]
+    return str(spec.get("storageClassName") or "")
+
+
 def _strs(raw: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in raw) if isinstance(raw, list) else ()
 
@@ -210,10 +218,7 @@ class ClaimInfo:
             if isinstance(o, Mapping) and o.get("controller"):
                 self.controller_uid = str(o.get("uid") or "")
                 break
-        if BETA_STORAGE_CLASS_ANNOTATION in self.annotations:
-            self.storage_class = self.annotations[BETA_STORAGE_CLASS_ANNOTATION]
-        else:
-            self.storage_class = str(spec.get("storageClassName") or "")
+        self.storage_class = _storage_class(self.annotations, spec)
         self.volume_name = str(spec.get("volumeName") or "")
         self.access_modes = _strs(spec.get("accessModes"))
         self.volume_mode = str(spec.get("volumeMode") or "Filesystem")
@@ -279,10 +284,7 @@ class VolumeInfo:
         }
         self.annotations: dict[str, str] = dict(meta.get("annotations") or {})
         self.deleting = meta.get("deletionTimestamp") is not None
-        if BETA_STORAGE_CLASS_ANNOTATION in self.annotations:
-            self.storage_class = self.annotations[BETA_STORAGE_CLASS_ANNOTATION]
-        else:
-            self.storage_class = str(spec.get("storageClassName") or "")
+        self.storage_class = _storage_class(self.annotations, spec)
         cap = (spec.get("capacity") or {}).get("storage")
         self.capacity = _storage_quantity(cap, "spec.capacity.storage", ref, source) or Fraction(0)
         self.access_modes = _strs(spec.get("accessModes"))

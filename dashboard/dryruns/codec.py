@@ -13,6 +13,8 @@ import zlib
 from collections.abc import Iterable
 from typing import Any
 
+from scheduler_engine.collector import collector_paused
+
 __all__ = ["pack", "pack_items", "sha256", "unpack"]
 
 # what pack() passes to json.dumps and gzip.compress
@@ -58,7 +60,8 @@ def pack_items(items: Iterable[Any]) -> tuple[bytes, int]:
 
 
 def unpack(data: bytes | memoryview) -> Any:
-    return json.loads(gzip.decompress(bytes(data)))
+    with collector_paused():  # a frozen state is millions of containers, all kept
+        return json.loads(gzip.decompress(bytes(data)))
 
 
 def sha256(data: bytes | memoryview) -> str:

@@ -20,8 +20,7 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -36,6 +35,7 @@ from dashboard.dryruns.selectors import active_document
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.profiles import default_engine_config, parse_config
 from scheduler_engine import SchedulerConfig, default_config
+from scheduler_engine.collector import collector_paused
 from scheduler_engine.errors import InputError
 from scheduler_engine.warm_cluster import WarmCluster
 
@@ -123,33 +123,6 @@ class _Entry:
 
 _entries: dict[int, _Entry] = {}
 _entries_lock = threading.Lock()
-
-# threads inside _collector_paused(), and whether the collector was on when the first came
-_paused = [0, False]
-_paused_lock = threading.Lock()
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while an explanation or a refresh runs.
-
-    Both allocate tens of thousands of small containers (the per-node record,
-    the parsed pods) that live until the answer is built; the collector
-    walking them again and again took about 40% of an explanation's CPU at
-    5,000 nodes.  What they leave behind is collected once it is back on.
-    """
-    with _paused_lock:
-        if _paused[0] == 0:
-            _paused[1] = gc.isenabled()
-            gc.disable()
-        _paused[0] += 1
-    try:
-        yield
-    finally:
-        with _paused_lock:
-            _paused[0] -= 1
-            if _paused[0] == 0 and _paused[1]:
-                gc.enable()
 
 
 def _exact_ts() -> bool:
@@ -316,7 +289,7 @@ def _current(cluster: Cluster) -> _Entry:
             figures = _figures(cluster.pk)
             if figures != entry.figures:
                 t0 = time.perf_counter()
-                with _collector_paused():
+                with collector_paused():
                     n = _refresh(entry, cluster, figures)
                 entry.stats["lastRefresh"] = {
                     "changes": n,
@@ -412,7 +385,7 @@ def explain_pod(
     if full is not None:  # the answer with every section serves one without
         return {k: v for k, v in full.items() if k not in _WHATIF}
     try:
-        with _collector_paused():
+        with collector_paused():
             result = entry.warm.explain_pod(
                 row.obj, _config(document), registry=conf.engine_registry(), whatif=whatif
             )

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..objects.pod import DEFAULT_SCHEDULER_NAME
+
 __all__ = [
     "DEFAULT_CAPABILITIES",
     "DEFAULT_MULTIPOINT",
@@ -31,7 +33,6 @@ __all__ = [
     "merge_plugin_set",
 ]
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 

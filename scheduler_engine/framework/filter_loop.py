@@ -28,6 +28,10 @@ __all__ = ["FilterLoop", "FilterPass"]
 _Filter = tuple[str, Callable[..., Any], Callable[..., Any] | None]
 # CycleState key caching the filter plugins not skipped in this cycle.
 _ACTIVE_FILTERS = "framework/activeFilters"
+# CycleState key caching the PreFilter extensions of the plugins not skipped in this cycle.
+_EXTENSIONS = "framework/preFilterExtensions"
+# CycleState key: (the active filters, those of them that read the node's pods)
+_POD_FILTERS = "framework/podFilters"
 
 
 class FilterPass:
@@ -66,11 +70,14 @@ class FilterLoop:
     _record_filters: bool
     recorder: Any
     pre_filter_plugins: list[tuple[str, Any]]
+    plugins: dict[str, Any]
     _filters: list[_Filter]
     handle: Any
     exact_diagnosis: bool
     # vectorised Filter plugins with node-local verdicts → per-node verdict (see node_memo)
     _memo_filters: dict[str, Callable[..., Any]]
+    # Filter plugin → whether its verdict ignores the node's pods (``filter_reads_no_pods``)
+    _reads_no_pods: dict[str, bool]
 
     def _node_memo(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -112,14 +119,15 @@ class FilterLoop:
         method: str,
         upstream_name: str,
     ) -> Status | None:
-        skip = state.skip_filter_plugins
-        for name, pl in self.pre_filter_plugins:
-            if name in skip:
-                continue
+        extensions = state.get(_EXTENSIONS)
+        if extensions is None:
+            extensions = self._pre_filter_extensions(state)
+        for name, ext in extensions:
             try:
-                ext = pl.pre_filter_extensions()
-                if ext is None:
-                    continue
+                if ext is None:  # asking for them failed: it fails again here, in its turn
+                    ext = self.plugins[name].pre_filter_extensions()
+                    if ext is None:
+                        continue
                 s = getattr(ext, method)(state, pod_to_schedule, other, node_info)
             except Exception as exc:
                 s = plugin_error(exc, name)
@@ -128,6 +136,25 @@ class FilterLoop:
                     s, f'running {upstream_name} on PreFilter plugin "{{plugin}}": {{msg}}', name
                 )
         return None
+
+    def _pre_filter_extensions(self, state: CycleState) -> list[tuple[str, Any]]:
+        """The PreFilter plugins not skipped in this cycle that have extensions, with them
+        (cached in the state; a plugin whose ``pre_filter_extensions`` raised, with None)."""
+        skip = state.skip_filter_plugins
+        extensions: list[tuple[str, Any]] = []
+        for name, pl in self.pre_filter_plugins:
+            if name in skip:
+                continue
+            try:
+                ext = pl.pre_filter_extensions()
+            except Exception:
+                ext = None
+            else:
+                if ext is None:
+                    continue
+            extensions.append((name, ext))
+        state.write(_EXTENSIONS, extensions)
+        return extensions
 
     # -- Filter, node by node ----------------------------------------------------
     def active_filters(self, state: CycleState) -> list[_Filter]:
@@ -235,6 +262,25 @@ class FilterLoop:
             state, pod, node_info, self.active_filters(state)
         )
 
+    def refilter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """:meth:`run_filter_plugins_with_nominated_pods` again on a node it passed, since
+        when only the node's pods changed: whether it passes still (not its status).
+
+        Filters that declare ``filter_reads_no_pods`` pass again whatever pods
+        the node holds, so only the others run (all of them when recorded).
+        """
+        active = self.active_filters(state)
+        if self.recorder is not None and self._record_filters:
+            return self._filter_node_with_nominated_pods(state, pod, node_info, active)
+        known = state.get(_POD_FILTERS)
+        if known is None or known[0] is not active:
+            reading = [f for f in active if not self._reads_no_pods.get(f[0], False)]
+            known = (active, reading)
+            state.write(_POD_FILTERS, known)
+        return self._filter_node_with_nominated_pods(state, pod, node_info, known[1])
+
     def _filter_node_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: list[_Filter]
     ) -> Status | None:
@@ -257,7 +303,7 @@ class FilterLoop:
         if info_out is None:
             return self._filter_node(state, pod, node_info, filters)
         assert state_out is not None
-        s = self._filter_node(state_out, pod, info_out, self.active_filters(state_out))
+        s = self._filter_node(state_out, pod, info_out, filters)
         if s is not None and s.code != Code.SUCCESS:
             return s
         return self._filter_node(state, pod, node_info, filters)

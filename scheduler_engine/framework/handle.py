@@ -261,6 +261,12 @@ class FrameworkHandle:
         assert self.framework is not None
         return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
+    def refilter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        assert self.framework is not None
+        return self.framework.refilter_with_nominated_pods(state, pod, node_info)
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         assert self.framework is not None
         return self.framework.run_filter_plugins(state, pod, node_info)

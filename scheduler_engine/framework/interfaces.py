@@ -194,6 +194,12 @@ class Handle(Protocol):
         """Filters for ``pod`` on ``node_info``, counting higher-or-equal priority nominated pods."""
         ...
 
+    def refilter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """Whether ``pod`` still passes on a node it passed, now that only the node's pods changed."""
+        ...
+
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status | None: ...

@@ -132,18 +132,31 @@ class NodeInfo:
 
     def remove_pod(self, pod: Pod) -> bool:
         """Remove by key; False when the pod is not on this node."""
+        key = pod.key
         for i, p in enumerate(self.pods):
-            if p.key == pod.key:
+            if p.key == key:
                 del self.pods[i]
                 break
         else:
             return False
-        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
-        self.pods_with_required_anti_affinity = [
-            p for p in self.pods_with_required_anti_affinity if p.key != pod.key
-        ]
+        if self.pods_with_affinity:
+            self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != key]
+        if self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity = [
+                p for p in self.pods_with_required_anti_affinity if p.key != key
+            ]
         self._update(pod, -1)
         return True
+
+    def replace_pod(self, old: Pod, new: Pod) -> None:
+        """Hold ``new`` where ``old`` was: a pod parsed alike (same requests, ports,
+        claims, affinity), so every sum stays; the generation moves on."""
+        for pods in (self.pods, self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, p in enumerate(pods):
+                if p is old:
+                    pods[i] = new
+                    break
+        self.generation += 1
 
     def _update(self, pod: Pod, sign: int) -> None:
         self.requested.add(pod.requests, sign)

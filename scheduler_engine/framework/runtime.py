@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .cycle_state import CycleState
-from .filter_loop import _ACTIVE_FILTERS, FilterLoop, FilterPass, _Filter
+from .filter_loop import _ACTIVE_FILTERS, _EXTENSIONS, FilterLoop, FilterPass, _Filter
 from .interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -140,6 +140,9 @@ class Framework(FilterLoop):
             (n, p.filter, p.filter_batch if isinstance(p, BatchFilterPlugin) else None)
             for n, p in self.filter_plugins
         ]
+        self._reads_no_pods = {
+            n: getattr(p, "filter_reads_no_pods", False) is True for n, p in self.filter_plugins
+        }
         self.post_filter_plugins = point("postFilter")
         self.pre_score_plugins = point("preScore")
         weights = {ref.name: ref.weight for ref in profile.enabled("score")}
@@ -263,6 +266,7 @@ class Framework(FilterLoop):
         finally:
             state.skip_filter_plugins = skip
             state.delete(_ACTIVE_FILTERS)
+            state.delete(_EXTENSIONS)
 
     # -- PostFilter -------------------------------------------------------------
     def run_post_filter_plugins(

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import InputError
 
 __all__ = [
+    "COSCHEDULING_LABEL",
     "NATIVE_API_VERSION",
     "NATIVE_GROUP",
     "NativePodGroup",
@@ -32,6 +33,8 @@ __all__ = [
 NATIVE_GROUP = "scheduling.k8s.io"
 NATIVE_API_VERSION = "scheduling.k8s.io/v1alpha2"
 KIND = "PodGroup"
+# how a pod joins a scheduler-plugins PodGroup (the Coscheduling plugin's)
+COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
 def is_native_pod_group(obj: Mapping[str, Any]) -> bool:

@@ -33,6 +33,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..objects.pod import parse_time
+from ..objects.podgroup import COSCHEDULING_LABEL
 from ..quantity import parse_quantity
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "API_VERSION",
     "NAME",
     "PLUGIN",
-    "POD_GROUP_LABEL",
     "Coscheduling",
     "CoschedulingPodGroup",
     "check_args",
@@ -52,7 +52,6 @@ __all__ = [
 NAME = "Coscheduling"
 API_GROUP = "scheduling.x-k8s.io"
 API_VERSION = "scheduling.x-k8s.io/v1alpha1"
-POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 DEFAULT_PERMIT_WAITING_TIME_SECONDS = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS = 0
 DEFAULT_POD_GROUP_REJECT_PERCENTAGE = 10
@@ -127,7 +126,7 @@ def index_pod_groups(
 
 
 def group_label(pod: Pod) -> str:
-    return pod.labels.get(POD_GROUP_LABEL, "")
+    return pod.labels.get(COSCHEDULING_LABEL, "")
 
 
 def group_full_name(pod: Pod) -> str:
@@ -335,7 +334,7 @@ class Coscheduling:
         if self._sibling_index is None or self._sibling_index[0] is not pods:
             index: dict[tuple[str, str], list[Pod]] = {}
             for p in pods:
-                name = p.labels.get(POD_GROUP_LABEL)
+                name = p.labels.get(COSCHEDULING_LABEL)
                 if name:
                     index.setdefault((p.namespace, name), []).append(p)
             self._sibling_index = (pods, index)
@@ -445,7 +444,7 @@ class Coscheduling:
 
         def reject(wp: Any) -> None:
             p = wp.get_pod()
-            if p.namespace == namespace and p.labels.get(POD_GROUP_LABEL) == group:
+            if p.namespace == namespace and p.labels.get(COSCHEDULING_LABEL) == group:
                 wp.reject(NAME, msg)
 
         self.handle.iterate_over_waiting_pods(reject)

@@ -29,7 +29,7 @@ from ..preemption import (
     PodClock,
     Victims,
     go_sort_slice,
-    more_important_pod,
+    more_important,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,6 +110,8 @@ MSG_WORKLOAD_AWARE_PREEMPTION = "preemption: not eligible due to workload aware 
 
 class DefaultPreemption:
     NAME = NAME
+    # False: every reprieve runs every filter again, as upstream words it (tests compare)
+    fast_dry_run = True
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
         pct = args.get("minCandidateNodesPercentage")
@@ -211,25 +213,10 @@ class DefaultPreemption:
         pdbs: Sequence[PodDisruptionBudget],
     ) -> tuple[list[Pod], int, Status | None]:
         handle = self.handle
-
-        def remove_pod(p: Pod) -> Status | None:
-            node_info.remove_pod(p)
-            st = handle.run_pre_filter_extension_remove_pod(state, pod, p, node_info)
-            if st is not None and st.code != Code.SUCCESS:
-                return _as_error(st)
-            return None
-
-        def add_pod(p: Pod) -> Status | None:
-            node_info.add_pod(p)
-            st = handle.run_pre_filter_extension_add_pod(state, pod, p, node_info)
-            if st is not None and st.code != Code.SUCCESS:
-                return _as_error(st)
-            return None
-
         # First remove every pod that may be preempted and see whether the pod fits.
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
         for p in potential:
-            err = remove_pod(p)
+            err = _move(handle, state, pod, node_info, p, add=False)
             if err is not None:
                 return [], 0, err
         if not potential:
@@ -244,38 +231,49 @@ class DefaultPreemption:
         less = self._less()
         go_sort_slice(potential, less)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims: list[Pod] = []
-
-        def reprieve(p: Pod) -> tuple[bool, Status | None]:
-            err = add_pod(p)
-            if err is not None:
-                return False, err
-            fst = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
-            fits = fst is None or fst.code == Code.SUCCESS
-            if not fits:
-                err = remove_pod(p)
-                if err is not None:
-                    return False, err
-                victims.append(p)
-            return fits, None
-
         # Reprieve as many as possible, PDB-protected pods first, each group
         # from the most important pod down.
-        num_violating = 0
-        for p in violating:
-            fits, err = reprieve(p)
-            if err is not None:
-                return [], 0, err
-            if not fits:
-                num_violating += 1
-        for p in non_violating:
-            _, err = reprieve(p)
-            if err is not None:
-                return [], 0, err
-
+        victims: list[Pod] = []
+        err = self._reprieve(state, pod, node_info, violating, victims)
+        if err is not None:
+            return [], 0, err
+        num_violating = len(victims)
+        err = self._reprieve(state, pod, node_info, non_violating, victims)
+        if err is not None:
+            return [], 0, err
         if violating and non_violating:
             go_sort_slice(victims, less)
         return victims, num_violating, None
+
+    def _reprieve(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        pods: Sequence[Pod],
+        victims: list[Pod],
+    ) -> Status | None:
+        """Add each of ``pods`` back in turn; those the pod no longer fits with go again, as victims.
+
+        Only whether the pod fits matters, so with ``fast_dry_run`` the filters
+        that ignore the node's pods, which passed on this node, do not run again
+        (``refilter_with_nominated_pods``).
+        """
+        handle = self.handle
+        refilter = handle.run_filter_plugins_with_nominated_pods
+        if self.fast_dry_run:
+            refilter = getattr(handle, "refilter_with_nominated_pods", refilter)
+        for p in pods:
+            err = _move(handle, state, pod, node_info, p, add=True)
+            if err is not None:
+                return err
+            st = refilter(state, pod, node_info)
+            if st is not None and st.code != Code.SUCCESS:
+                err = _move(handle, state, pod, node_info, p, add=False)
+                if err is not None:
+                    return err
+                victims.append(p)
+        return None
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
         return None
@@ -289,12 +287,24 @@ class DefaultPreemption:
     def _less(self) -> Callable[[Pod, Pod], bool]:
         if self.more_important_pod is not None:
             return self.more_important_pod
-        clock = PodClock(self.handle.now())
-        return lambda a, b: more_important_pod(a, b, clock)
+        return more_important(PodClock(self.handle.now()))
 
 
-def _as_error(st: Status) -> Status:
-    """A failing PreFilter extension aborts this node's dry run as an error."""
+def _move(
+    handle: Handle, state: CycleState, pod: Pod, node_info: NodeInfo, other: Pod, *, add: bool
+) -> Status | None:
+    """Add ``other`` to the node copy (or remove it), then the PreFilter extensions.
+
+    Their failure aborts this node's dry run, as an Error.
+    """
+    if add:
+        node_info.add_pod(other)
+        st = handle.run_pre_filter_extension_add_pod(state, pod, other, node_info)
+    else:
+        node_info.remove_pod(other)
+        st = handle.run_pre_filter_extension_remove_pod(state, pod, other, node_info)
+    if st is None or st.code == Code.SUCCESS:
+        return None
     if st.code == Code.ERROR:
         return st
     return Status(Code.ERROR, st.message(), plugin=st.plugin, error=st.error)

@@ -163,12 +163,14 @@ class NodeLocalFilter:
     A node the subclass's ``fits`` refuses is UnschedulableAndUnresolvable with
     the one reason ``REASON`` (NodeName, NodeUnschedulable, TaintToleration).
     ``node_local_filter`` lets the runtime remember answers per node
-    (framework/node_memo.py).
+    (framework/node_memo.py); ``filter_reads_no_pods``, skip it when only the
+    node's pods changed (``refilter_with_nominated_pods``).
     """
 
     NAME = ""
     REASON = ""
     node_local_filter = True
+    filter_reads_no_pods = True
     __slots__ = ("handle",)
 
     def __init__(self, handle: Handle | None = None) -> None:

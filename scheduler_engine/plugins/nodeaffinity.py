@@ -142,8 +142,10 @@ def _score_terms(terms: PreferredTerms, node: Node) -> int:
 
 class NodeAffinity(DefaultNormalized):
     NAME = NAME
-    # answers from the pod's spec and that one node alone (framework/node_memo.py)
+    # answers from the pod's spec and that one node alone (framework/node_memo.py),
+    # its pods aside (framework/filter_loop.py, refilter_with_nominated_pods)
     node_local_filter = True
+    filter_reads_no_pods = True
 
     __slots__ = (
         "_added_name_dependent",

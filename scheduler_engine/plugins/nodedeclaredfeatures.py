@@ -116,6 +116,8 @@ class _PreFilterState(StateData):
 
 class NodeDeclaredFeatures:
     NAME = NAME
+    # the node's declared features decide, not its pods (refilter_with_nominated_pods)
+    filter_reads_no_pods = True
 
     __slots__ = ("enabled",)
 

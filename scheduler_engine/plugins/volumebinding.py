@@ -44,9 +44,10 @@ from typing import Any
 
 from ..config.defaults import FEATURE_GATES
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import MAX_NODE_SCORE, Handle, PreFilterResult
+from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
+from ..gocompat import go_round
 from ..objects import Node, Pod
 from ..storage import (
     ANN_BOUND_BY_CONTROLLER,
@@ -58,7 +59,12 @@ from ..storage import (
     pod_volumes,
     storage_for,
 )
-from .noderesources.resource_allocation import broken_linear_function
+from .noderesources.resource_allocation import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_UTILIZATION,
+    broken_linear_function,
+    scaled_shape,
+)
 from .volumerestrictions import not_found
 
 __all__ = [
@@ -84,8 +90,6 @@ ERR_REASON_PV_NOT_EXIST = (
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 )
 ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
-MAX_UTILIZATION = 100
-MAX_CUSTOM_PRIORITY_SCORE = 10
 
 
 class PodVolumes:
@@ -194,10 +198,7 @@ class VolumeBinding:
                 {"utilization": 0, "score": 0},
                 {"utilization": 100, "score": MAX_CUSTOM_PRIORITY_SCORE},
             ]
-            factor = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-            self._scorer_shape = tuple(
-                (int(p.get("utilization") or 0), int(p.get("score") or 0) * factor) for p in shape
-            )
+            self._scorer_shape = scaled_shape(shape)
 
     # -- PreFilter ---------------------------------------------------------------
     def _check_claims(self, idx: StorageIndex, pod: Pod) -> tuple[bool, str | None]:
@@ -427,9 +428,7 @@ class VolumeBinding:
                 total += broken_linear_function(shape, MAX_UTILIZATION)
             else:
                 total += broken_linear_function(shape, requested * MAX_UTILIZATION // capacity)
-        # Go's math.Round: halves away from zero
-        q, r = divmod(total, len(classes))
-        return q + (1 if 2 * r >= len(classes) else 0)
+        return go_round(float(total) / float(len(classes)))
 
     def score_extensions(self) -> None:
         return None

@@ -72,6 +72,9 @@ class _State(StateData):
 
 class VolumeZone:
     NAME = NAME
+    # the node's labels and the pod's volumes decide, not the node's pods
+    # (refilter_with_nominated_pods)
+    filter_reads_no_pods = True
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..config import SchedulerConfig
+from ..config.defaults import API_VERSION
 from ..plugins.gpupolicies import GPU_SEL_METHOD, POLICIES, POLICY_ARGS
 from ..plugins.gpupolicies.fragmentation import TypicalPod
 from ..plugins.gpushare import NAME as GPU_SHARE
@@ -29,7 +30,6 @@ __all__ = [
 ]
 
 POLICY_WEIGHT = 1000
-API_VERSION = "kubescheduler.config.k8s.io/v1"
 
 
 def default_config_doc() -> dict[str, Any]:

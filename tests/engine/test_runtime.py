@@ -174,6 +174,67 @@ def test_nominated_two_passes_both_must_pass():
     assert s.message() == "needs company"
 
 
+class _Extensions:
+    """PreFilter extensions that fail the pod ``p`` added or removed after the first ``ok`` calls."""
+
+    def __init__(self, ok: int) -> None:
+        self.ok = ok
+
+    def add_pod(self, state, pod, other, ni):
+        self.ok -= 1
+        return None if self.ok >= 0 else Status(Code.ERROR, f"cannot add {other.name}")
+
+    remove_pod = add_pod
+
+
+def test_pre_filter_extensions_run_in_plugin_order_skipped_ones_left_out():
+    a = Fake("A", pre_filter=(None, Status(Code.SKIP)), pre_filter_extensions=_Extensions(0))
+    b = Fake("B", pre_filter=(None, None), pre_filter_extensions=None)
+    c = Fake("C", pre_filter=(None, None), pre_filter_extensions=_Extensions(1))
+    fwk, ctx = build_framework({"preFilter": ["A", "B", "C"]}, [a, b, c], NODES)
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, POD)
+    ni = ctx.snapshot.node_info_list[0]
+    other = make_pod("o").pod()
+    assert fwk.run_pre_filter_extension_add_pod(state, POD, other, ni) is None
+    s = fwk.run_pre_filter_extension_remove_pod(state, POD, other, ni)
+    assert s.code == Code.ERROR and s.plugin == "C"
+    assert s.message() == 'running RemovePod on PreFilter plugin "C": cannot add o'
+    # each cycle asks the plugins again: A is not skipped any more
+    a.pre_filter = lambda *args: (None, None)
+    fwk.run_pre_filter_plugins(state, POD)
+    s = fwk.run_pre_filter_extension_add_pod(state, POD, other, ni)
+    assert s.plugin == "A" and s.message() == 'running AddPod on PreFilter plugin "A": cannot add o'
+
+
+def test_pre_filter_extensions_that_raise_fail_each_call_in_their_turn():
+    a = Fake("A", pre_filter=(None, None), pre_filter_extensions=_raise)
+    fwk, ctx = build_framework({"preFilter": ["A"]}, [a], NODES)
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, POD)
+    ni, other = ctx.snapshot.node_info_list[0], make_pod("o").pod()
+    for _ in range(2):
+        s = fwk.run_pre_filter_extension_add_pod(state, POD, other, ni)
+        assert s.code == Code.ERROR and s.plugin == "A"
+        assert s.message() == 'running AddPod on PreFilter plugin "A": RuntimeError: boom'
+
+
+def test_refilter_leaves_out_filters_that_ignore_the_nodes_pods():
+    blind = Fake("Blind", filter=None)
+    blind.filter_reads_no_pods = True
+    seeing = Fake(
+        "Seeing", filter=lambda state, pod, ni: None if ni.pods else Status.unschedulable("alone")
+    )
+    fwk, ctx = build_framework({"filter": ["Blind", "Seeing"]}, [blind, seeing], NODES)
+    ni, state = ctx.snapshot.node_info_list[0], CycleState()
+    ctx.nominate(make_pod("buddy").priority(10).pod(), "n0")
+    assert fwk.run_filter_plugins_with_nominated_pods(state, POD, ni).message() == "alone"
+    # two passes: with the nominated pod (both pass), then without it
+    assert len(blind.calls) == 2 and len(seeing.calls) == 2
+    assert fwk.refilter_with_nominated_pods(state, POD, ni).message() == "alone"
+    assert len(blind.calls) == 2 and len(seeing.calls) == 4
+
+
 @pytest.mark.parametrize(
     ("first", "second", "code", "msg", "second_called"),
     [

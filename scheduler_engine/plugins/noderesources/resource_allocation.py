@@ -31,7 +31,7 @@ from ...framework.cycle_state import StateData
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
-from ...gocompat import go_div, go_round
+from ...gocompat import go_div, go_div_array, go_round, go_round_array
 from ...objects import Pod, is_scalar_resource_name
 from ...objects.pod import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -379,45 +379,44 @@ def balanced_resource_scorer(
 _Entries = Sequence[tuple[int, np.ndarray, np.ndarray, np.ndarray] | None]
 
 
-def _np_go_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
-    q = np.abs(a) // np.abs(b)
-    return np.where((a >= 0) == (np.asarray(b) >= 0), q, -q)
+def _weighted_mean_batch(
+    per_resource: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    weights: Sequence[int],
+    entries: _Entries,
+    n: int,
+) -> np.ndarray:
+    # :func:`_weighted_mean` for every node; ``per_resource(requested, allocatable,
+    # allocatable with its zeros made 1)``
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for e in entries:
+        if e is None:
+            continue
+        i, req, _, alloc = e
+        has = alloc != 0
+        rs = per_resource(req, alloc, np.where(has, alloc, 1))
+        w = weights[i]
+        node_score += np.where(has, rs * w, 0)
+        weight_sum += np.where(has, w, 0)
+    return np.where(
+        weight_sum == 0, 0, go_div_array(node_score, np.where(weight_sum == 0, 1, weight_sum))
+    )
+
+
+def _least_requested_batch(req: np.ndarray, alloc: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    return np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // safe)
+
+
+def _most_requested_batch(req: np.ndarray, alloc: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    return (np.minimum(req, alloc) * MAX_NODE_SCORE) // safe
 
 
 def least_resource_batch(weights: Sequence[int], entries: _Entries, n: int) -> np.ndarray:
-    node_score = np.zeros(n, dtype=np.int64)
-    weight_sum = np.zeros(n, dtype=np.int64)
-    for e in entries:
-        if e is None:
-            continue
-        i, req, _, alloc = e
-        has = alloc != 0
-        safe = np.where(has, alloc, 1)
-        rs = np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // safe)
-        w = weights[i]
-        node_score += np.where(has, rs * w, 0)
-        weight_sum += np.where(has, w, 0)
-    return np.where(
-        weight_sum == 0, 0, _np_go_div(node_score, np.where(weight_sum == 0, 1, weight_sum))
-    )
+    return _weighted_mean_batch(_least_requested_batch, weights, entries, n)
 
 
 def most_resource_batch(weights: Sequence[int], entries: _Entries, n: int) -> np.ndarray:
-    node_score = np.zeros(n, dtype=np.int64)
-    weight_sum = np.zeros(n, dtype=np.int64)
-    for e in entries:
-        if e is None:
-            continue
-        i, req, _, alloc = e
-        has = alloc != 0
-        safe = np.where(has, alloc, 1)
-        rs = (np.minimum(req, alloc) * MAX_NODE_SCORE) // safe
-        w = weights[i]
-        node_score += np.where(has, rs * w, 0)
-        weight_sum += np.where(has, w, 0)
-    return np.where(
-        weight_sum == 0, 0, _np_go_div(node_score, np.where(weight_sum == 0, 1, weight_sum))
-    )
+    return _weighted_mean_batch(_most_requested_batch, weights, entries, n)
 
 
 def requested_to_capacity_ratio_batch(
@@ -439,9 +438,7 @@ def requested_to_capacity_ratio_batch(
         node_score += np.where(use, rs * w, 0)
         weight_sum += np.where(use, w, 0)
     x = node_score.astype(np.float64) / np.where(weight_sum == 0, 1, weight_sum).astype(np.float64)
-    t = np.trunc(x)
-    rounded = (t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0.0)).astype(np.int64)
-    return np.where(weight_sum == 0, 0, rounded)
+    return np.where(weight_sum == 0, 0, go_round_array(x))
 
 
 def _balanced_batch_score(
@@ -510,4 +507,4 @@ def balanced_resource_batch(entries: _Entries, n: int) -> np.ndarray:
     with_pod = _balanced_batch_score(reqs, allocs, n)
     without_pod = _balanced_batch_score(used, allocs, n)
     half = MAX_NODE_SCORE // 2
-    return half + _np_go_div(half + with_pod - without_pod, 2)
+    return half + go_div_array(half + with_pod - without_pod, 2)

@@ -117,6 +117,12 @@ class CountingHandle(FrameworkHandle):
         self.filter_calls += 1
         return super().run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
+    def refilter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        self.filter_calls += 1
+        return super().refilter_with_nominated_pods(state, pod, node_info)
+
     @property
     def evicted(self) -> list[str]:
         return [e.victim.key for e in self.ctx.evictions]

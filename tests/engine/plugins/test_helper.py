@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scheduler_engine.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from scheduler_engine.framework.node_info import NodeInfo
 from scheduler_engine.framework.snapshot import Snapshot
-from scheduler_engine.gocompat import go_div
+from scheduler_engine.gocompat import go_div, go_div_array
 from scheduler_engine.plugins.helper import (
     SIGNATURES_KEY,
     NodeSignatures,
@@ -83,6 +83,8 @@ def test_it_keeps_node_names_and_order() -> None:
 )
 def test_go_div_truncates_toward_zero(a: int, b: int, q: int) -> None:
     assert go_div(a, b) == q
+    assert go_div_array(np.array([a], dtype=np.int64), b).tolist() == [q]
+    assert go_div_array(np.array([a], dtype=np.int64), np.array([b])).tolist() == [q]
 
 
 # -- node signatures (the batch paths' shared table) ---------------------------------

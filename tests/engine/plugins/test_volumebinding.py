@@ -10,7 +10,12 @@ from scheduler_engine import build_cluster, default_config, simulate
 from scheduler_engine.framework.cycle_state import CycleState
 from scheduler_engine.framework.status import Code, Status
 from scheduler_engine.plugins import volumebinding as vb
-from scheduler_engine.storage import storage_for
+from scheduler_engine.storage import (
+    BETA_STORAGE_CLASS_ANNOTATION,
+    ClaimInfo,
+    VolumeInfo,
+    storage_for,
+)
 from tests.engine.builders import make_node, make_pod
 
 from .storage_objects import HOSTNAME, ZONE, FakeHandle, pv, pvc, storage_class
@@ -480,3 +485,15 @@ def test_e2e_bound_pv_node_affinity():
         "2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
+
+
+def test_the_beta_storage_class_annotation_wins_over_the_spec_field():
+    beta = {BETA_STORAGE_CLASS_ANNOTATION: "old-sc"}
+    claim = pvc("c", "new-sc", annotations=beta)
+    volume = pv("v", "new-sc")
+    volume["metadata"]["annotations"] = dict(beta)
+    assert ClaimInfo(claim).storage_class == "old-sc"
+    assert VolumeInfo(volume).storage_class == "old-sc"
+    assert ClaimInfo(pvc("c", "new-sc")).storage_class == "new-sc"
+    assert VolumeInfo(pv("v", "new-sc")).storage_class == "new-sc"
+    assert ClaimInfo(pvc("c", None)).storage_class == ""

@@ -1,0 +1,127 @@
+"""The dry-run worker's load of a frozen state, in one process: no Celery, no database.
+
+    .venv/bin/python benchmarks/dryrun_load.py                # 15,000 nodes / 150,000 pods
+    .venv/bin/python benchmarks/dryrun_load.py --quick        # a tenth of it
+    .venv/bin/python benchmarks/dryrun_load.py --profile 25   # and cProfile's top 25
+
+Builds a synthetic frozen state with the mirror's object makers
+(``benchmarks/mirror_fleet.py``: ``--nodes`` GPU nodes, ``--pods`` running GPU
+pods) plus a Job of ``--pending`` pending pods as a dry-run's workload expands it
+(``benchmarks/engine_scale.py``), and packs it as the POST does
+(``codec.pack_items``). Then, in a fresh process (so that the peak RSS is the
+load's own), does what the worker does before the engine runs
+(``dryruns/services/runner.py``): ``codec.unpack`` and ``build_cluster``, timed
+in two parts (inflate + JSON decode, then the cluster's build), wall and CPU
+seconds, and peak RSS (``VmHWM``) over the process at start. ``--repeat N``
+measures N fresh processes and prints each. The packed state is cached in
+``--cache-dir`` by size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gzip
+import hashlib
+import os
+import pstats
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.engine_scale import job_pods  # noqa: E402
+from benchmarks.mirror_fleet import make_node, make_pod  # noqa: E402
+from dashboard.dryruns import codec  # noqa: E402
+from scheduler_engine.cluster import build_cluster  # noqa: E402
+
+FULL = {"nodes": 15000, "pods": 150000, "pending": 10000}
+QUICK = {"nodes": 1500, "pods": 15000, "pending": 1000}
+
+
+def frozen(nodes: int, pods: int, pending: int) -> bytes:
+    """The packed state: nodes, running pods, then the Job's pending pods."""
+
+    def objects():
+        yield from (make_node(i) for i in range(nodes))
+        yield from (make_pod(i, nodes) for i in range(pods))
+        yield from job_pods(pending)
+
+    data, _ = codec.pack_items(objects())
+    return data
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def measure(path: Path, profile: int) -> None:
+    """One load of the packed state at ``path``, as the worker does it; prints one line."""
+    data = path.read_bytes()
+    start_kib = _status_kib("VmRSS")
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    t0, c0 = time.perf_counter(), time.process_time()
+    objects = codec.unpack(data)
+    t1, c1 = time.perf_counter(), time.process_time()
+    state = build_cluster(objects, source="snapshot")
+    t2, c2 = time.perf_counter(), time.process_time()
+    if prof:
+        prof.disable()
+    peak = (_status_kib("VmHWM") - start_kib) / 1024
+    print(
+        f"unpack {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), build {t2 - t1:.2f} s "
+        f"({c2 - c1:.2f} s CPU), load {t2 - t0:.2f} s ({c2 - c0:.2f} s CPU); "
+        f"{len(state.nodes)} nodes, {len(state.pods)} pods; peak RSS +{peak:.0f} MiB; "
+        f"load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(profile)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the full size")
+    for name in FULL:
+        ap.add_argument(f"--{name}", type=int, help=f"default {FULL[name]} ({QUICK[name]} quick)")
+    ap.add_argument("--repeat", type=int, default=1, help="fresh processes to measure")
+    ap.add_argument("--profile", type=int, default=0, help="print cProfile's top N by own time")
+    ap.add_argument("--cache-dir", default="/tmp", help="where the packed state is kept")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child: the packed file
+    args = ap.parse_args()
+    if args.measure:
+        measure(Path(args.measure), args.profile)
+        return 0
+    sizes = {
+        k: getattr(args, k) if getattr(args, k) is not None else v
+        for k, v in (QUICK if args.quick else FULL).items()
+    }
+    path = Path(args.cache_dir) / "dryrun-load-{nodes}-{pods}-{pending}.gz".format(**sizes)
+    if not path.exists():
+        t0 = time.perf_counter()
+        data = frozen(**sizes)
+        path.write_bytes(data)
+        print(f"packed in {time.perf_counter() - t0:.1f} s", flush=True)
+    data = path.read_bytes()
+    raw = len(gzip.decompress(data))
+    print(
+        f"sizes {sizes}: {len(data) / 2**20:.1f} MiB packed, {raw / 2**20:.0f} MiB of JSON, "
+        f"sha256 {hashlib.sha256(data).hexdigest()[:12]}",
+        flush=True,
+    )
+    for _ in range(args.repeat):
+        cmd = [sys.executable, __file__, "--measure", str(path), "--profile", str(args.profile)]
+        subprocess.run(cmd, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

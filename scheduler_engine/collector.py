@@ -1,0 +1,38 @@
+"""The cyclic garbage collector paused while many long-lived objects are made.
+
+Decoding a frozen state and building its cluster allocate millions of small
+containers that all survive; the collector walking them again and again was
+most of the time (``docs/benchmarks.md``). Nothing changes but when cycles are
+collected: whatever the paused code leaves behind is collected once the last
+thread inside :func:`collector_paused` leaves it.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["collector_paused"]
+
+# threads inside collector_paused(), and whether the collector was on when the first came
+_paused = [0, False]
+_lock = threading.Lock()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic collection inside the block, across threads (the last one out resumes it)."""
+    with _lock:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
