@@ -15,6 +15,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+import orjson
+
 from ..errors import FieldError as _FieldError
 from ..errors import InputError
 from ..quantity import QuantityError, milli_value, parse_quantity, value
@@ -44,6 +46,7 @@ __all__ = [
     "parse_resource_list",
     "parse_time",
     "pod_requests",
+    "reparse_pod",
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -410,6 +413,61 @@ def parse_pod(
         raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"malformed pod: {exc}", file=source, obj=ref) from None
+
+
+# Everything parse_pod reads of a pod object: the whole spec, and these fields
+# of its metadata and status (a test holds parse_pod to this list).
+PARSED_METADATA = (
+    "name",
+    "namespace",
+    "uid",
+    "labels",
+    "deletionTimestamp",
+    "creationTimestamp",
+    "ownerReferences",
+)
+PARSED_STATUS = ("phase", "startTime", "nominatedNodeName")
+# types outside plain JSON make the comparison fail (a full parse decides)
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+_STRICT |= orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _parsed_part(obj: Mapping[str, Any]) -> list[Any] | None:
+    """What parse_pod reads of ``obj`` (None: not plain enough to compare)."""
+    meta, spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
+    if not isinstance(status, Mapping):
+        status = {}  # as parse_pod reads it
+    if type(meta) is not dict or type(spec) is not dict or type(status) is not dict:
+        return None
+    return [spec, [meta.get(k) for k in PARSED_METADATA], [status.get(k) for k in PARSED_STATUS]]
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal, and of the same JSON types throughout (``==`` alone takes 1 for 1.0 and True)."""
+    if a != b:  # NaN is never equal: no reuse
+        return False
+    try:
+        return orjson.dumps(a, option=_STRICT) == orjson.dumps(b, option=_STRICT)
+    except TypeError:  # not plain JSON (datetimes, subclasses, huge integers)
+        return False
+
+
+def reparse_pod(old: Pod, obj: Mapping[str, Any]) -> Pod | None:
+    """``parse_pod(obj)`` taken from ``old`` when nothing parse_pod reads differs; else None.
+
+    ``old`` must be what parse_pod gave for its ``raw`` with the priority
+    classes in force now. The result holds ``obj`` as its ``raw`` and an empty
+    ``cache``, as a fresh parse would.
+    """
+    new = _parsed_part(obj)
+    if new is None or not _same_json(new, _parsed_part(old.raw)):
+        return None
+    p = Pod.__new__(Pod)
+    for name in Pod.__slots__:
+        setattr(p, name, getattr(old, name))
+    p.raw = obj  # type: ignore[assignment]
+    p.cache = {}
+    return p
 
 
 def _parse(
