@@ -128,7 +128,9 @@ def main() -> int:
         ap.add_argument(f"--{name}", type=int, help=f"default {FULL[name]} ({QUICK[name]} quick)")
     ap.add_argument("--repeat", type=int, default=1, help="fresh processes to measure")
     ap.add_argument("--profile", type=int, default=0, help="print cProfile's top N by own time")
-    ap.add_argument("--simulate", action="store_true", help="then run the engine as the worker does")
+    ap.add_argument(
+        "--simulate", action="store_true", help="then run the engine as the worker does"
+    )
     ap.add_argument("--cache-dir", default="/tmp", help="where the packed state is kept")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child: the packed file
     args = ap.parse_args()
