@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +147,14 @@ def start_worker(
     return subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
-def start_daphne(port: int, env: Mapping[str, str], processes: int = 0) -> subprocess.Popen:
+def start_daphne(
+    port: int, env: Mapping[str, str], processes: int = 0, extra: Sequence[str] = ()
+) -> subprocess.Popen:
     """The ASGI server (Daphne) on 127.0.0.1:``port`` with environment ``env``; the access
     log dropped, the application log on a text pipe (``proc.stderr``). With ``processes``,
-    that many Daphne processes, a socket each, as production runs them (``schedlab.serve``)."""
-    server = ["schedlab.serve", "--processes", str(processes)] if processes else ["daphne"]
+    that many Daphne processes, a socket each, as production runs them (``schedlab.serve``;
+    ``extra``: more of its arguments)."""
+    server = ["schedlab.serve", "--processes", str(processes), *extra] if processes else ["daphne"]
     args = [sys.executable, "-m", *server, "-b", "127.0.0.1", "-p", str(port)]
     return subprocess.Popen(
         [*args, "schedlab.asgi:application"],

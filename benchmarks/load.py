@@ -3,12 +3,13 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \\
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/load.py \\
         [--cluster bench-pages --web-processes 2 --users 50 --clients 10 --seconds 60 \\
-         --think 0 --client-think 0]
+         --think 0 --client-think 0 --shared-socket]
 
 Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
-5,000 nodes / 50,000 pods). Starts --web-processes Daphne processes on one
-socket as production does (``python -m schedlab.serve``; dev settings,
-explanation prewarm on) on 127.0.0.1, waits until every one has prewarmed,
+5,000 nodes / 50,000 pods). Starts --web-processes Daphne processes as
+production does (``python -m schedlab.serve``: a listening socket each, or one
+shared by all with --shared-socket; dev settings, explanation prewarm on) on
+127.0.0.1, waits until every one has prewarmed,
 then for --seconds runs --users threads, each a logged-in session walking the
 cluster's pages in turn, and --clients threads, each with an API token asking
 for the explanation of a pending pod (a different one each time).
@@ -19,7 +20,8 @@ closed loop (the next request the moment the last answer arrived), a pause
 makes the arrival rate what people and scripts ask, which the report prints
 (requests/s offered over the run). Wall times from the client, over HTTP; any
 status but 200 or any exception counts as an error. Also printed: the CPU
-the web processes used (so requests/s per core) and their RSS.
+the web processes used (so requests/s per core), each one's share of it, and
+their RSS.
 """
 
 from __future__ import annotations
@@ -81,23 +83,27 @@ class Web:
         return [self.proc.pid, *self.children]
 
     def cpu_seconds(self) -> float:
-        total = 0.0
+        return sum(self.cpu_by_pid().values())
+
+    def cpu_by_pid(self) -> dict[int, float]:
+        out = {}
         tick = os.sysconf("SC_CLK_TCK")
         for pid in self.pids():
             try:
                 with open(f"/proc/{pid}/stat") as f:
                     fields = f.read().rsplit(") ", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+                out[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
             except (FileNotFoundError, IndexError):
                 pass
-        return total
+        return out
 
 
 def parse_args() -> argparse.Namespace:
     return common.arguments(
         __doc__,
         cluster="bench-pages",
-        web_processes=(2, "Daphne processes on one socket"),
+        web_processes=(2, "Daphne processes (schedlab.serve)"),
+        shared_socket=(False, "one socket shared by the web processes (no SO_REUSEPORT)"),
         users=(50, "logged-in people walking the pages"),
         clients=(10, "API clients asking for explanations"),
         seconds=(60.0, "how long the load lasts"),
@@ -141,11 +147,13 @@ def prepare(args: argparse.Namespace) -> tuple[Plan, int]:
     return Plan(pages, explanations, cookies, cookie, token.key), args.web_processes
 
 
-def start_web(processes: int) -> Web:
+def start_web(processes: int, shared_socket: bool) -> Web:
     """Start the web processes and wait until each has built its warm explanation state."""
     port = common.free_port()
     env = {**os.environ, "SCHEDLAB_EXPLAIN_PREWARM": "1", "LOG_LEVEL": "INFO"}
-    web = Web(common.start_daphne(port, env, processes=processes), f"http://127.0.0.1:{port}")
+    extra = ["--shared-socket"] if shared_socket else []
+    proc = common.start_daphne(port, env, processes=processes, extra=extra)
+    web = Web(proc, f"http://127.0.0.1:{port}")
     all_warm = threading.Event()
 
     def read_log() -> None:
@@ -153,6 +161,8 @@ def start_web(processes: int) -> Web:
             m = re.search(r"web process \d+/\d+ started, pid (\d+)", line)
             if m:
                 web.children.append(int(m[1]))
+            if "listening on" in line:
+                print(line.strip(), flush=True)
             if "explanation prewarm" in line:
                 web.warm += 1
                 if web.warm >= processes:
@@ -214,7 +224,9 @@ def run_load(plan: Plan, web: Web, args: argparse.Namespace) -> tuple[Tally, flo
     return tally, time.monotonic() - t0
 
 
-def report(tally: Tally, took: float, cpu: float, rss: list[int], processes: int) -> None:
+def report(
+    tally: Tally, took: float, cpu: float, rss: list[int], shares: list[float], processes: int
+) -> None:
     total = 0
     for kind, xs in tally.times.items():
         if not xs:
@@ -229,7 +241,8 @@ def report(tally: Tally, took: float, cpu: float, rss: list[int], processes: int
         )
     print(
         f"all: {total} requests in {took:.1f} s = {total / took:.1f}/s; web CPU {cpu:.1f} s "
-        f"= {cpu / took:.2f} cores busy, {total / cpu if cpu else 0:.1f} requests per CPU second",
+        f"= {cpu / took:.2f} cores busy, {total / cpu if cpu else 0:.1f} requests per CPU second; "
+        f"per web process {' + '.join(f'{s / took:.2f}' for s in shares)} cores",
         flush=True,
     )
     print(
@@ -243,17 +256,19 @@ def report(tally: Tally, took: float, cpu: float, rss: list[int], processes: int
 def main() -> int:
     args = parse_args()
     plan, processes = prepare(args)
-    web = start_web(processes)
+    web = start_web(processes, args.shared_socket)
     try:
-        cpu0 = web.cpu_seconds()
+        cpu0 = web.cpu_by_pid()
         print(f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
         tally, took = run_load(plan, web, args)
-        cpu = web.cpu_seconds() - cpu0
+        cpu1 = web.cpu_by_pid()
         rss = [common.rss_mib(pid) for pid in web.children]
     finally:
         web.proc.terminate()
         web.proc.wait(60)
-    report(tally, took, cpu, rss, processes)
+    spent = {pid: cpu1.get(pid, 0.0) - cpu0.get(pid, 0.0) for pid in cpu0}
+    shares = [spent.get(pid, 0.0) for pid in web.children]
+    report(tally, took, sum(spent.values()), rss, shares, processes)
     return 1 if tally.errors else 0
 
 

@@ -68,7 +68,7 @@ def stale_seconds() -> float:
 
 
 def heartbeat_seconds() -> float:
-    """How often a running dry-run says it is alive (5 s)."""
+    """How often a running dry-run or study run says it is alive (5 s)."""
     return float(_get("SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS", 5.0))
 
 

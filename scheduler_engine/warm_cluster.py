@@ -31,6 +31,7 @@ from .framework.snapshot import STEADY_EXTENSIONS, Snapshot, node_tree_order
 from .objects import Node, Pod, parse_node, parse_pod
 from .objects.noderesourcetopology import KIND as NRT_KIND
 from .objects.noderesourcetopology import NodeResourceTopology, parse_node_resource_topology
+from .objects.pod import reparse_pod
 from .simulate import default_clock, simulate
 
 __all__ = ["WarmCluster", "object_key"]
@@ -92,6 +93,8 @@ class WarmCluster:
         # the default clock of the running pods and PodGroups, followed by the changes
         # that cannot lower it; None: work it out again
         self._clock: float | None = None
+        # node infos changed during an ``apply``, announced once at its end (None: not in one)
+        self._dirty: dict[int, NodeInfo] | None = None
         self.apply(objects)
 
     # -- changes -------------------------------------------------------------
@@ -107,21 +110,30 @@ class WarmCluster:
         """
         ups = list(upserts)
         with self._lock:
-            # priority classes first: pods resolve their priority through them
-            pcs = [o for o in ups if o.get("kind") == "PriorityClass"]
-            pc_deletes = [k for k in deletes if k[0] == "PriorityClass"]
-            deletes = [k for k in deletes if k[0] != "PriorityClass"]
-            if pcs or pc_deletes:
-                for o in pcs:
-                    self._priority_classes[object_key(o)[2]] = o
-                for k in pc_deletes:
-                    self._priority_classes.pop(k[2], None)
-                self._reparse_pods()
-            for key in deletes:
-                self._delete(key)
-            for o in ups:
-                if o.get("kind") != "PriorityClass":
-                    self._upsert(o)
+            self._dirty = {}
+            try:
+                self._apply(ups, deletes)
+            finally:
+                dirty, self._dirty = self._dirty, None
+                for ni in dirty.values():
+                    self._touched(ni)
+
+    def _apply(self, ups: list[Mapping[str, Any]], deletes: Iterable[Key]) -> None:
+        # priority classes first: pods resolve their priority through them
+        pcs = [o for o in ups if o.get("kind") == "PriorityClass"]
+        pc_deletes = [k for k in deletes if k[0] == "PriorityClass"]
+        deletes = [k for k in deletes if k[0] != "PriorityClass"]
+        if pcs or pc_deletes:
+            for o in pcs:
+                self._priority_classes[object_key(o)[2]] = o
+            for k in pc_deletes:
+                self._priority_classes.pop(k[2], None)
+            self._reparse_pods()
+        for key in deletes:
+            self._delete(key)
+        for o in ups:
+            if o.get("kind") != "PriorityClass":
+                self._upsert(o)
 
     def _reject(self, key: Key, exc: InputError) -> None:
         self.rejected[key] = exc.one_line()
@@ -135,7 +147,12 @@ class WarmCluster:
             if kind == "Node":
                 self._put_node(parse_node(obj, source=self.source))
             elif kind == "Pod":
-                self._put_pod(parse_pod(obj, self._priority_classes, source=self.source))
+                old = self._pods.get(f"{key[1] or 'default'}/{key[2]}")
+                same = reparse_pod(old, obj) if old is not None else None
+                if same is not None:
+                    self._swap_pod(old, same)
+                else:
+                    self._put_pod(parse_pod(obj, self._priority_classes, source=self.source))
             elif kind == "PodDisruptionBudget":
                 self._pdbs[key] = _pdb(obj, self.source)
             elif kind == "Namespace":
@@ -215,6 +232,15 @@ class WarmCluster:
             ni.add_pod(pod)
             self._touched(ni)
 
+    def _swap_pod(self, old: Pod, new: Pod) -> None:
+        """Put ``new`` in the place of ``old``: parsed alike, so same node, same sums."""
+        self._pods[new.key] = new
+        self._by_node[new.node_name][new.key] = new
+        ni = self._infos.get(new.node_name)
+        if ni is not None:
+            ni.replace_pod(old, new)
+            self._touched(ni)
+
     def _drop_pod(self, key: str) -> None:
         pod = self._pods.pop(key, None)
         if pod is None:
@@ -235,6 +261,9 @@ class WarmCluster:
             self._touched(ni)
 
     def _touched(self, ni: NodeInfo) -> None:
+        if self._dirty is not None:  # in an apply: once, at its end
+            self._dirty[id(ni)] = ni
+            return
         snap = self._snap
         if snap is not None and snap.get(ni.name) is ni:
             # the kept views (node tables, affinity counts) follow it

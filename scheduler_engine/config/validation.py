@@ -15,7 +15,7 @@ from typing import Any
 
 from ..apinames import is_label_key, is_label_value
 from ..objects.resources import is_extended_resource_name
-from .defaults import API_VERSION
+from .defaults import API_VERSION, FEATURE_GATES
 from .fielderr import (
     FieldError,
     duplicate,
@@ -431,8 +431,6 @@ def _node_resources_fit(path: str, a: Mapping[str, Any]) -> list[FieldError]:
 
 
 def _volume_binding(path: str, a: Mapping[str, Any]) -> list[FieldError]:
-    from .defaults import FEATURE_GATES
-
     errs: list[FieldError] = []
     t = a.get("bindTimeoutSeconds", 0)
     if t < 0:

@@ -171,6 +171,16 @@ class NodeInfo:
                 p for p in self.pods_with_required_anti_affinity if p.key not in gone
             ]
 
+    def replace_pod(self, old: Pod, new: Pod) -> None:
+        """Hold ``new`` where ``old`` was: a pod parsed alike (same requests, ports,
+        claims, affinity), so every sum stays; the generation moves on."""
+        for pods in (self.pods, self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, p in enumerate(pods):
+                if p is old:
+                    pods[i] = new
+                    break
+        self.generation += 1
+
     def _update(self, pod: Pod, sign: int) -> None:
         self.requested.add(pod.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pod.non0_cpu

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import FieldError, InputError
 from .pod import parse_resource_list
 from .resources import Resource
+from .shapes import MAPPING
 from .taints import Taint, parse_taints
 
 __all__ = ["ImageState", "Node", "normalized_image_name", "parse_node"]
@@ -64,7 +65,7 @@ class Node:
 
 
 def parse_node(obj: Mapping[str, Any], *, source: str | None = None) -> Node:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), MAPPING) else {}
     name = meta.get("name")
     ref = f"Node {name}" if name else "Node <unnamed>"
     try:
@@ -72,16 +73,16 @@ def parse_node(obj: Mapping[str, Any], *, source: str | None = None) -> Node:
             raise FieldError("metadata.name", "is required")
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
-        if not isinstance(spec, Mapping):
+        if not isinstance(spec, MAPPING):
             raise FieldError("spec", "must be an object")
-        if not isinstance(status, Mapping):
+        if not isinstance(status, MAPPING):
             raise FieldError("status", "must be an object")
         n = Node.__new__(Node)
         n.raw = obj  # type: ignore[assignment]
         n.name = str(name)
         n.uid = str(meta.get("uid") or name)
         labels = meta.get("labels") or {}
-        if not isinstance(labels, Mapping):
+        if not isinstance(labels, MAPPING):
             raise FieldError("metadata.labels", "must be a map of strings")
         n.labels = {str(k): str(v) for k, v in labels.items()}
         n.taints = parse_taints(spec.get("taints"), "spec.taints")
@@ -94,7 +95,7 @@ def parse_node(obj: Mapping[str, Any], *, source: str | None = None) -> Node:
         n.allocatable = Resource.from_list(parse_resource_list(alloc_raw, field))
         images = []
         for i, img in enumerate(status.get("images") or []):
-            if not isinstance(img, Mapping):
+            if not isinstance(img, MAPPING):
                 raise FieldError(f"status.images[{i}]", "must be an object")
             images.append(
                 ImageState(

@@ -15,6 +15,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+import orjson
+
 from ..errors import FieldError as _FieldError
 from ..errors import InputError
 from ..quantity import QuantityError, milli_value, parse_quantity, value
@@ -28,6 +30,7 @@ from .selectors import (
     parse_label_selector,
     parse_node_affinity,
 )
+from .shapes import MAPPING, Memo, memo_key
 from .taints import Toleration, parse_tolerations
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
     "parse_resource_list",
     "parse_time",
     "pod_requests",
+    "reparse_pod",
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -68,7 +72,7 @@ def parse_time(raw: Any) -> float | None:
 def parse_resource_list(raw: Any, field: str) -> dict[str, Fraction]:
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPPING):
         raise _FieldError(field, "must be a map of resource quantities")
     out: dict[str, Fraction] = {}
     for k, v in raw.items():
@@ -204,7 +208,7 @@ def _containers(spec: Mapping[str, Any], key: str, field: str) -> list[dict[str,
     if not isinstance(items, list):
         raise _FieldError(f"{field}.{key}", "must be a list")
     for i, c in enumerate(items):
-        if not isinstance(c, Mapping):
+        if not isinstance(c, MAPPING):
             raise _FieldError(f"{field}.{key}[{i}]", "must be an object")
     return items
 
@@ -213,7 +217,7 @@ def _effective_requests(resources: Any, field: str) -> dict[str, Fraction]:
     """Requests with limits copied into missing ones, as API defaulting does."""
     if resources is None:
         return {}
-    if not isinstance(resources, Mapping):
+    if not isinstance(resources, MAPPING):
         raise _FieldError(field, "must be an object")
     reqs = parse_resource_list(resources.get("requests"), f"{field}.requests")
     limits = parse_resource_list(resources.get("limits"), f"{field}.limits")
@@ -306,7 +310,7 @@ def pod_requests(spec: Mapping[str, Any]) -> dict[str, Fraction]:
 def _affinity_term(
     pod_ns: str, pod_labels: Mapping[str, str], raw: Any, field: str
 ) -> AffinityTerm:
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPPING):
         raise _FieldError(field, "must be an object")
     try:
         selector = parse_label_selector(raw.get("labelSelector"), f"{field}.labelSelector")
@@ -337,7 +341,7 @@ def _terms(
 ) -> tuple[tuple[AffinityTerm, ...], tuple[WeightedAffinityTerm, ...]]:
     if not block:
         return (), ()
-    if not isinstance(block, Mapping):
+    if not isinstance(block, MAPPING):
         raise _FieldError(field, "must be an object")
     req_f = f"{field}.requiredDuringSchedulingIgnoredDuringExecution"
     pref_f = f"{field}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -347,7 +351,7 @@ def _terms(
     )
     preferred = []
     for i, wt in enumerate(block.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
-        if not isinstance(wt, Mapping):
+        if not isinstance(wt, MAPPING):
             raise _FieldError(f"{pref_f}[{i}]", "must be an object")
         term = _affinity_term(
             pod_ns, labels, wt.get("podAffinityTerm") or {}, f"{pref_f}[{i}].podAffinityTerm"
@@ -361,7 +365,7 @@ def _node_affinity(
 ) -> tuple[NodeSelector | None, tuple[tuple[int, NodeSelectorTerm], ...]]:
     aff = (
         (spec.get("affinity") or {}).get("nodeAffinity")
-        if isinstance(spec.get("affinity"), Mapping)
+        if isinstance(spec.get("affinity"), MAPPING)
         else None
     )
     if not aff:
@@ -394,7 +398,7 @@ def parse_pod(
     source: str | None = None,
 ) -> Pod:
     """Parse a Pod object; ``priority_classes`` maps name → PriorityClass object."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else None
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), MAPPING) else None
     name = (meta or {}).get("name")
     ns = (meta or {}).get("namespace") or "default"
     ref = f"Pod {ns}/{name}" if name else "Pod <unnamed>"
@@ -402,13 +406,68 @@ def parse_pod(
         if meta is None or not name:
             raise _FieldError("metadata.name", "is required")
         spec = obj.get("spec")
-        if not isinstance(spec, Mapping):
+        if not isinstance(spec, MAPPING):
             raise _FieldError("spec", "is required and must be an object")
         return _parse(obj, meta, spec, str(ns), str(name), priority_classes or {})
     except _FieldError as exc:
         raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"malformed pod: {exc}", file=source, obj=ref) from None
+
+
+# Everything parse_pod reads of a pod object: the whole spec, and these fields
+# of its metadata and status (a test holds parse_pod to this list).
+PARSED_METADATA = (
+    "name",
+    "namespace",
+    "uid",
+    "labels",
+    "deletionTimestamp",
+    "creationTimestamp",
+    "ownerReferences",
+)
+PARSED_STATUS = ("phase", "startTime", "nominatedNodeName")
+# types outside plain JSON make the comparison fail (a full parse decides)
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+_STRICT |= orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _parsed_part(obj: Mapping[str, Any]) -> list[Any] | None:
+    """What parse_pod reads of ``obj`` (None: not plain enough to compare)."""
+    meta, spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
+    if not isinstance(status, Mapping):
+        status = {}  # as parse_pod reads it
+    if type(meta) is not dict or type(spec) is not dict or type(status) is not dict:
+        return None
+    return [spec, [meta.get(k) for k in PARSED_METADATA], [status.get(k) for k in PARSED_STATUS]]
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal, and of the same JSON types throughout (``==`` alone takes 1 for 1.0 and True)."""
+    if a != b:  # NaN is never equal: no reuse
+        return False
+    try:
+        return orjson.dumps(a, option=_STRICT) == orjson.dumps(b, option=_STRICT)
+    except TypeError:  # not plain JSON (datetimes, subclasses, huge integers)
+        return False
+
+
+def reparse_pod(old: Pod, obj: Mapping[str, Any]) -> Pod | None:
+    """``parse_pod(obj)`` taken from ``old`` when nothing parse_pod reads differs; else None.
+
+    ``old`` must be what parse_pod gave for its ``raw`` with the priority
+    classes in force now. The result holds ``obj`` as its ``raw`` and an empty
+    ``cache``, as a fresh parse would.
+    """
+    new = _parsed_part(obj)
+    if new is None or not _same_json(new, _parsed_part(old.raw)):
+        return None
+    p = Pod.__new__(Pod)
+    for name in Pod.__slots__:
+        setattr(p, name, getattr(old, name))
+    p.raw = obj  # type: ignore[assignment]
+    p.cache = {}
+    return p
 
 
 def _parse(
@@ -419,7 +478,7 @@ def _parse(
     name: str,
     priority_classes: Mapping[str, Mapping[str, Any]],
 ) -> Pod:
-    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+    status = obj.get("status") if isinstance(obj.get("status"), MAPPING) else {}
     p = Pod.__new__(Pod)
     p.raw = obj  # type: ignore[assignment]
     p.namespace = ns
@@ -427,7 +486,7 @@ def _parse(
     p.key = f"{ns}/{name}"
     p.uid = str(meta.get("uid") or p.key)
     labels = meta.get("labels") or {}
-    if not isinstance(labels, Mapping):
+    if not isinstance(labels, MAPPING):
         raise _FieldError("metadata.labels", "must be a map of strings")
     p.labels = {str(k): str(v) for k, v in labels.items()}
     p.scheduler_name = str(spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME)
@@ -449,12 +508,12 @@ def _parse(
 
     p.tolerations = parse_tolerations(spec.get("tolerations"), "spec.tolerations")
     node_selector = spec.get("nodeSelector") or {}
-    if not isinstance(node_selector, Mapping):
+    if not isinstance(node_selector, MAPPING):
         raise _FieldError("spec.nodeSelector", "must be a map of strings")
     p.node_selector = {str(k): str(v) for k, v in node_selector.items()}
     p.required_node_affinity, p.preferred_node_affinity = _node_affinity(spec)
     affinity = spec.get("affinity") or {}
-    if not isinstance(affinity, Mapping):
+    if not isinstance(affinity, MAPPING):
         raise _FieldError("spec.affinity", "must be an object")
     p.required_affinity_terms, p.preferred_affinity_terms = _terms(
         ns, p.labels, affinity.get("podAffinity"), "spec.affinity.podAffinity"
@@ -463,7 +522,7 @@ def _parse(
         ns, p.labels, affinity.get("podAntiAffinity"), "spec.affinity.podAntiAffinity"
     )
     tsc = spec.get("topologySpreadConstraints") or []
-    if not isinstance(tsc, list) or not all(isinstance(c, Mapping) for c in tsc):
+    if not isinstance(tsc, list) or not all(isinstance(c, MAPPING) for c in tsc):
         raise _FieldError("spec.topologySpreadConstraints", "must be a list of objects")
     p.topology_spread_constraints = tuple(tsc)
     p.scheduling_gates = tuple(str(g.get("name")) for g in spec.get("schedulingGates") or [])
@@ -476,7 +535,7 @@ def _parse(
     p.pvc_names = tuple(
         str(v["persistentVolumeClaim"].get("claimName"))
         for v in spec.get("volumes") or []
-        if isinstance(v, Mapping) and isinstance(v.get("persistentVolumeClaim"), Mapping)
+        if isinstance(v, MAPPING) and isinstance(v.get("persistentVolumeClaim"), MAPPING)
     )
     p.resource_claims = tuple(spec.get("resourceClaims") or [])
     owners = meta.get("ownerReferences") or []
@@ -512,37 +571,33 @@ def _set_priority(
 
 # what _set_requests worked out, by the spec parts it reads (pods of one
 # template share them: the mirror and the warm state parse thousands alike)
-_REQUESTS_SEEN: dict[str, tuple[Resource, int, int]] = {}
-_REQUESTS_SEEN_MAX = 4096
+_REQUESTS_SEEN: Memo[tuple[Resource, int, int]] = Memo()
 
 
-def _requests_key(spec: Mapping[str, Any]) -> str:
+def _requests_key(spec: Mapping[str, Any]) -> bytes | str | None:
+    """What the requests depend on; None for a spec that fails (never kept)."""
     parts = [spec.get("resources"), spec.get("overhead")]
     for key in ("containers", "initContainers"):
         items = spec.get(key)
-        if isinstance(items, list):
-            parts.append(
-                [
-                    (c.get("resources"), c.get("restartPolicy")) if isinstance(c, Mapping) else c
-                    for c in items
-                ]
-            )
+        if items is None:
+            parts.append(None)
+        elif isinstance(items, list) and all(isinstance(c, MAPPING) for c in items):
+            parts.append([(c.get("resources"), c.get("restartPolicy")) for c in items])
         else:
-            parts.append(items)
-    return repr(parts)
+            return None
+    return memo_key(parts)
 
 
 def _set_requests(p: Pod, spec: Mapping[str, Any]) -> None:
     """The pod's requests, and the non-zero CPU and memory scoring counts."""
     key = _requests_key(spec)
-    seen = _REQUESTS_SEEN.get(key)
+    seen = _REQUESTS_SEEN.get(key) if key is not None else None
     if seen is not None:
         p.requests, p.non0_cpu, p.non0_mem = seen[0].clone(), seen[1], seen[2]
         return
     _work_out_requests(p, spec)
-    if len(_REQUESTS_SEEN) >= _REQUESTS_SEEN_MAX:
-        _REQUESTS_SEEN.clear()
-    _REQUESTS_SEEN[key] = (p.requests.clone(), p.non0_cpu, p.non0_mem)
+    if key is not None:
+        _REQUESTS_SEEN.put(key, (p.requests.clone(), p.non0_cpu, p.non0_mem))
 
 
 def _work_out_requests(p: Pod, spec: Mapping[str, Any]) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FieldError
+from .shapes import MAPPING, Memo, memo_key
 
 __all__ = [
     "NO_EXECUTE",
@@ -72,10 +73,25 @@ def _list(raw: Any, field: str) -> list[Any]:
     return raw
 
 
+# parsed tolerations by their raw list (frozen values: pods of a template share them)
+_TOLERATIONS_SEEN: Memo[tuple[Toleration, ...]] = Memo()
+
+
 def parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
+    if not raw:
+        return _parse_tolerations(raw, field)
+    key = memo_key(raw)
+    seen = _TOLERATIONS_SEEN.get(key)
+    if seen is None:
+        seen = _parse_tolerations(raw, field)
+        _TOLERATIONS_SEEN.put(key, seen)
+    return seen
+
+
+def _parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
     out = []
     for i, t in enumerate(_list(raw, field)):
-        if not isinstance(t, Mapping):
+        if not isinstance(t, MAPPING):
             raise FieldError(f"{field}[{i}]", "must be an object")
         secs = t.get("tolerationSeconds")
         out.append(
@@ -93,7 +109,7 @@ def parse_tolerations(raw: Any, field: str) -> tuple[Toleration, ...]:
 def parse_taints(raw: Any, field: str) -> tuple[Taint, ...]:
     out = []
     for i, t in enumerate(_list(raw, field)):
-        if not isinstance(t, Mapping) or not t.get("key"):
+        if not isinstance(t, MAPPING) or not t.get("key"):
             raise FieldError(f"{field}[{i}].key", "is required")
         effect = t.get("effect")
         if effect not in _EFFECTS:

@@ -7,8 +7,10 @@ progress report, and a run whose worker died is marked failed by
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
+import zlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -18,7 +20,9 @@ from django.utils import timezone
 
 from dashboard import conf
 from dashboard.cluster.services import broadcast
+from dashboard.heartbeat import Heartbeat
 from scheduler_engine import SchedulerConfig, build_cluster, simulate
+from scheduler_engine.collector import frozen_after
 from scheduler_engine.collisions import simulate_colliding
 from scheduler_engine.errors import InputError
 from scheduler_engine.hardware_view import simulate_hardware_view
@@ -28,7 +32,6 @@ from ..indexes import build_indexes
 from ..models import DryRun, DryRunResultPage
 from .compact import compact_result, explain_affordable
 from .errors import BadInput, Cancelled
-from .heartbeat import Heartbeat
 from .metrics import fleet_metrics
 from .moves import apply_moves
 from .profiles import default_engine_config, parse_config
@@ -137,6 +140,18 @@ def _config_for(run: DryRun) -> SchedulerConfig:
     return default_engine_config(gates)
 
 
+def _frozen_objects(run: DryRun) -> list[Any]:
+    """The frozen state's objects; a document that does not read fails the run, named."""
+    try:
+        objects = codec.unpack(run.snapshot)
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise BadInput.one("snapshot", f"the frozen state cannot be read: {reason}") from None
+    if not isinstance(objects, list):
+        raise BadInput.one("snapshot", "the frozen state is not a list of objects")
+    return objects
+
+
 class _Progress:
     """The engine's progress callback: saves progress, beats, and stops a cancelled run.
 
@@ -188,8 +203,15 @@ def run_dry_run(run_id: int) -> str | None:
     run = _claim(run_id)
     if run is None:
         return None
-    with Heartbeat(run):
-        _run(run)
+    # a worker freezes nothing else; a process that keeps frozen state of its own
+    # (a web process's warm explanations, running a task eagerly) keeps it frozen
+    thaw = gc.get_freeze_count() == 0
+    try:
+        with Heartbeat(run, status=DryRun.Status.RUNNING, attempts=run.attempts):
+            _run(run)
+    finally:
+        if thaw:
+            gc.unfreeze()  # what the run left is the collector's again
     return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
 
 
@@ -197,8 +219,9 @@ def _run(run: DryRun) -> None:
     run_id = run.pk
     try:
         t0 = time.perf_counter()
-        objects = codec.unpack(run.snapshot)
-        state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
+        with frozen_after():  # the collector kept off the loaded state: run_dry_run thaws it
+            objects = _frozen_objects(run)
+            state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)

@@ -1,11 +1,13 @@
 """Run one study run on a worker: claim it, replay its trace, store summary and curve.
 
 A run checks every ``PROGRESS_INTERVAL`` seconds whether its study was
-cancelled (and stops), beats (``heartbeat_at``) and publishes its progress to
-the study's websocket group; the last run to finish settles the study's
-status.  A run left running by a lost worker (no beat for
-``SCHEDLAB_STUDY_STALE_SECONDS``) is run anew when its task is delivered again
-(the task is acknowledged late and rejected when its worker is lost).
+cancelled (and stops) and publishes its progress to the study's websocket
+group; the last run to finish settles the study's status.  It beats
+(``heartbeat_at``) from a process of its own (``dashboard/heartbeat.py``, as
+dry-runs do), so a replay holding the GIL does not look lost.  A run left
+running by a lost worker (no beat for ``SCHEDLAB_STUDY_STALE_SECONDS``) is run
+anew when its task is delivered again (the task is acknowledged late and
+rejected when its worker is lost).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from django.utils import timezone
 from dashboard import conf
 from dashboard.cluster.services import broadcast
 from dashboard.dryruns.services.profiles import parse_config
+from dashboard.heartbeat import Heartbeat
 from scheduler_engine.config import load_config
 from scheduler_engine.plugins.gpupolicies.fragmentation import TypicalPod
 from scheduler_engine.replay import (
@@ -152,6 +155,23 @@ def _settle(run: StudyRun, **fields: Any) -> None:
     publish(study, run, progress=1.0, summary=fields.get("summary"))
 
 
+def _replay(run: StudyRun, progress: Any) -> dict[str, Any]:
+    trace, typical = _trace(run)
+    config, policy = _config(run)
+    config = with_typical_pods(config, typical)
+    spec = run.study.spec
+    options = ReplayOptions(
+        mode=spec["mode"],
+        inflate=spec["inflate"],
+        seed=run.seed,
+        tie_break="rank" if policy else "random",
+        policy=policy,
+    )
+    return replay(
+        trace, config, options, registry=conf.engine_registry(), typical=typical, progress=progress
+    )
+
+
 def run_study_run(run_id: int) -> str | None:
     """Replay one run; the status it ended with (None when it was not ours to run)."""
     run = _claim(run_id)
@@ -169,29 +189,13 @@ def run_study_run(run_id: int) -> str | None:
         if status == Status.CANCELLED:
             raise _Cancelled
         pct = done / total if total else 1.0
-        StudyRun.objects.filter(pk=run.pk).update(progress=pct, heartbeat_at=timezone.now())
+        StudyRun.objects.filter(pk=run.pk).update(progress=pct)
         publish(study, run, progress=round(pct, 4))
 
     try:
-        trace, typical = _trace(run)
-        config, policy = _config(run)
-        config = with_typical_pods(config, typical)
-        spec = study.spec
-        options = ReplayOptions(
-            mode=spec["mode"],
-            inflate=spec["inflate"],
-            seed=run.seed,
-            tie_break="rank" if policy else "random",
-            policy=policy,
-        )
-        doc = replay(
-            trace,
-            config,
-            options,
-            registry=conf.engine_registry(),
-            typical=typical,
-            progress=progress,
-        )
+        # beating while the trace is read too: a large one holds the GIL for a while
+        with Heartbeat(run, status=Status.RUNNING, worker=run.worker):
+            doc = _replay(run, progress)
     except _Cancelled:
         _settle(run, status=Status.CANCELLED)
         return Status.CANCELLED

@@ -1,6 +1,6 @@
-"""The heartbeat of one running dry-run, as a process of its own (no Django, no GIL shared).
+"""The heartbeat of running work, as a process of its own (no Django, no GIL shared).
 
-Started by the process that runs the dry-run (``services/heartbeat.py``), which
+Started by the process that runs a dry-run or a study run (``heartbeat.py``), which
 writes one JSON line on this program's stdin and keeps the pipe open::
 
     {"vendor": "postgresql" | "sqlite", "params": {...connect args...},
@@ -54,7 +54,7 @@ def _beat(conn: Any, config: dict[str, Any]) -> Any:
         conn.execute(config["sql"], [_now(vendor), *config["args"]])
         return conn
     except Exception as exc:  # the database away a moment: a new connection next beat
-        print(f"dry-run heartbeat: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        print(f"heartbeat: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         try:
             if conn is not None:
                 conn.close()

@@ -1,17 +1,18 @@
-"""A running dry-run's heartbeat, written by a small process of its own.
+"""The heartbeat of running work (a dry-run, a study run), written by a small process.
 
 A thread of the worker could not be relied on: decoding and building 160,000
 pods holds the worker's GIL for seconds at a time, and on a loaded machine the
 thread went 20 s without writing, so a live run was taken for lost. The beat
-process (``dashboard/dryruns/beat.py``: the standard library and the database
-driver, no Django) shares no GIL with the run. It lives as long as the process
-that runs the dry-run: that process holds the write end of its stdin, and the
-kernel closes it when that process ends, however it ends (SIGKILL and the OOM
-killer included), so a lost worker still stops beating at once.
+process (``dashboard/beat.py``: the standard library and the database driver,
+no Django) shares no GIL with the run. It lives as long as the process that
+runs the work: that process holds the write end of its stdin, and the kernel
+closes it when that process ends, however it ends (SIGKILL and the OOM killer
+included), so a lost worker still stops beating at once.
 
-It beats only while the row is ``running`` on this attempt, so a superseded
-attempt cannot keep another attempt's run looking alive. Where the process
-cannot be started, a thread beats instead, as before.
+It stamps ``heartbeat_at`` (``dashboard.stamps.Worked``) of one row only while
+the row still matches what the caller gives (``running``, on this attempt or
+this worker), so a superseded attempt cannot keep another's run looking alive.
+Where the process cannot be started, a thread beats instead.
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ from django.db import connection
 from django.utils import timezone
 
 from dashboard import conf
-
-from ..models import DryRun
+from dashboard.stamps import Worked
 
 __all__ = ["Heartbeat"]
 
 log = logging.getLogger(__name__)
 
-BEAT_PROGRAM = Path(__file__).resolve().parents[1] / "beat.py"
+BEAT_PROGRAM = Path(__file__).resolve().parent / "beat.py"
 
 
 def _connect_params() -> dict[str, Any] | None:
@@ -53,34 +53,39 @@ def _connect_params() -> dict[str, Any] | None:
     return keep
 
 
-def _beat_config(run: DryRun) -> dict[str, Any] | None:
+def _beat_config(row: Worked, where: dict[str, Any]) -> dict[str, Any] | None:
     params = _connect_params()
     if params is None:
         return None
     mark = "%s" if connection.vendor == "postgresql" else "?"
-    meta = DryRun._meta
-    col = {f: meta.get_field(f).column for f in ("status", "attempts", "heartbeat_at")}
-    col["pk"] = meta.pk.column
-    sql = (
-        f'UPDATE "{meta.db_table}" SET "{col["heartbeat_at"]}" = {mark} '
-        f'WHERE "{col["pk"]}" = {mark} AND "{col["status"]}" = {mark} '
-        f'AND "{col["attempts"]}" = {mark}'
+    meta = row._meta
+    column = meta.get_field("heartbeat_at").column
+    conditions = [(meta.pk.column, row.pk)]
+    conditions += [(meta.get_field(f).column, v) for f, v in where.items()]
+    sql = f'UPDATE "{meta.db_table}" SET "{column}" = {mark} WHERE ' + " AND ".join(
+        f'"{c}" = {mark}' for c, _ in conditions
     )
     return {
         "vendor": connection.vendor,
         "params": params,
         "sql": sql,
-        "args": [run.pk, DryRun.Status.RUNNING, run.attempts],
+        "args": [v for _, v in conditions],
         "interval": conf.heartbeat_seconds(),
         "parent": os.getpid(),
     }
 
 
 class Heartbeat:
-    """Beats every ``SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS`` while the ``with`` block runs."""
+    """Beats every ``SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS`` while the ``with`` block runs.
 
-    def __init__(self, run: DryRun) -> None:
-        self.run = run
+    ``Heartbeat(run, status="running", attempts=2)`` stamps ``run``'s row while its
+    ``status`` and ``attempts`` are still those.
+    """
+
+    def __init__(self, row: Worked, **where: Any) -> None:
+        self.row = row
+        self.where = where
+        self.name = f"{row._meta.label_lower} {row.pk}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
@@ -89,14 +94,10 @@ class Heartbeat:
         try:
             self.proc = self._spawn()
         except (OSError, ValueError) as exc:
-            log.warning(
-                "dry-run %s: no heartbeat process (%s); beating from a thread", self.run.pk, exc
-            )
+            log.warning("%s: no heartbeat process (%s); beating from a thread", self.name, exc)
             self.proc = None
         if self.proc is None:
-            self.thread = threading.Thread(
-                target=self._beat, name=f"dryrun-{self.run.pk}-beat", daemon=True
-            )
+            self.thread = threading.Thread(target=self._beat, name=f"{self.name} beat", daemon=True)
             self.thread.start()
         return self
 
@@ -113,7 +114,7 @@ class Heartbeat:
             self.thread.join(timeout=10)
 
     def _spawn(self) -> subprocess.Popen[bytes] | None:
-        config = _beat_config(self.run)
+        config = _beat_config(self.row, self.where)
         if config is None:
             return None
         # -P: nothing beside beat.py shadows a module it imports
@@ -130,15 +131,13 @@ class Heartbeat:
         return proc
 
     def _beat(self) -> None:
-        ours = DryRun.objects.filter(
-            pk=self.run.pk, status=DryRun.Status.RUNNING, attempts=self.run.attempts
-        )
+        ours = type(self.row)._default_manager.filter(pk=self.row.pk, **self.where)
         try:
             while not self.stop.wait(conf.heartbeat_seconds()):
                 try:
                     ours.update(heartbeat_at=timezone.now())
                 except Exception:  # the database may be away a moment: beat again next time
-                    log.warning("dry-run %s: heartbeat failed", self.run.pk, exc_info=True)
+                    log.warning("%s: heartbeat failed", self.name, exc_info=True)
                     connection.close()  # this thread's: the next beat connects afresh
         finally:
             connection.close()
