@@ -8,9 +8,11 @@ and the API filter on. Columns are derived from ``obj`` by
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -32,6 +34,20 @@ class ObjectField(models.JSONField):
 
     def get_placeholder(self, value: object, compiler: object, connection: object) -> str:
         return "%s"
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        # orjson reads a pod ~4x faster than json; it turns integers past 64 bits
+        # into floats and refuses lone surrogates, so such text goes to json
+        if type(value) is str and self.decoder is None and not _LONG_NUMBER.search(value):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                pass
+        return super().from_db_value(value, expression, connection)
+
+
+# 19 digits in a row: maybe an integer orjson cannot hold exactly (json decides)
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 class Cluster(models.Model):

@@ -20,12 +20,14 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from django.db import connection
+from django.db.models import F, QuerySet
+from django.db.models.expressions import RawSQL
 
 from dashboard import conf
 from dashboard.cluster.kinds import KINDS, KindSpec
@@ -76,6 +78,8 @@ Figures = tuple[Any, Any, Any]  # rows, sum of ids, sum of updated_at (as the da
 SLACK = timedelta(seconds=10)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
+# updated_at as exact epoch microseconds, as PostgreSQL computes it (the figures sum the same)
+_US_SQL = "(EXTRACT(EPOCH FROM updated_at) * 1000000)::bigint"
 
 Row = tuple[str, str, int]  # namespace, name, updated_at in epoch microseconds
 
@@ -132,10 +136,8 @@ def _exact_ts() -> bool:
 def _figures(cluster_id: int) -> dict[str, Figures]:
     """Per kind: rows, sum of ids, sum of updated_at — one query for every kind."""
     qn = connection.ops.quote_name
-    if _exact_ts():
-        ts = "(EXTRACT(EPOCH FROM updated_at) * 1000000)::bigint"  # exact microseconds
-    else:
-        ts = "julianday(updated_at)"  # SQLite keeps datetimes as ISO text
+    # exact microseconds; SQLite keeps datetimes as ISO text
+    ts = _US_SQL if _exact_ts() else "julianday(updated_at)"
     parts, params = [], []
     for i, spec in enumerate(SPECS):
         # kinds sharing a table (dashboard.cluster.kinds.SHARED_KINDS) are told apart by `kind`
@@ -156,13 +158,24 @@ def _us(ts: datetime) -> int:
     return (ts - _EPOCH) // _US
 
 
-def _load_objects(spec: KindSpec, ids: list[int]) -> list[dict[str, Any]]:
-    objs = []
+def _stamped(qs: QuerySet) -> QuerySet:
+    """The rows with ``us``, their updated_at: on PostgreSQL as exact epoch microseconds,
+    computed there as the figures sum it (no datetime per row in Python); else a datetime."""
+    return qs.annotate(us=RawSQL(_US_SQL, ()) if _exact_ts() else F("updated_at"))
+
+
+def _to_us() -> Callable[[Any], int]:
+    """What makes ``us`` epoch microseconds in Python."""
+    return int if _exact_ts() else _us
+
+
+def _load_rows(
+    spec: KindSpec, ids: list[int]
+) -> Iterator[tuple[int, str, str, Any, dict[str, Any]]]:
+    """``(id, namespace, name, us, obj)`` of the rows with these ids."""
     for i in range(0, len(ids), CHUNK):
-        for obj in spec.rows().filter(id__in=ids[i : i + CHUNK]).values_list("obj", flat=True):
-            obj.setdefault("kind", spec.kind)
-            objs.append(obj)
-    return objs
+        qs = _stamped(spec.rows().filter(id__in=ids[i : i + CHUNK]))
+        yield from qs.values_list("id", "namespace", "name", "us", "obj")
 
 
 def _build(cluster: Cluster) -> _Entry:
@@ -170,15 +183,14 @@ def _build(cluster: Cluster) -> _Entry:
     figures = _figures(cluster.pk)
     kinds: dict[str, _Kind] = {}
     objects: list[dict[str, Any]] = []
+    us = _to_us()
     for spec in SPECS:
         k = kinds[spec.key] = _Kind()
-        qs = (
-            spec.rows()
-            .filter(cluster_id=cluster.pk)
-            .values_list("id", "namespace", "name", "updated_at", "obj")
-        )
-        for pk, ns, name, ts, obj in qs.iterator(chunk_size=CHUNK):
-            k.put(pk, (ns, name, _us(ts)))
+        qs = _stamped(spec.rows().filter(cluster_id=cluster.pk))
+        for pk, ns, name, ts, obj in qs.values_list(
+            "id", "namespace", "name", "us", "obj"
+        ).iterator(chunk_size=CHUNK):
+            k.put(pk, (ns, name, us(ts)))
             obj.setdefault("kind", spec.kind)
             objects.append(obj)
     warm = WarmCluster(objects, source=f"cluster {cluster.name}")
@@ -201,27 +213,26 @@ def _refresh_kind(
     """Bring one kind's rows up to date; returns (objects to upsert, keys to delete).
 
     Cheap first: the rows stamped since (newest seen - SLACK) are what a writer
-    normally just changed.  If the figures still differ, rows were deleted (or
-    a late commit carries an old stamp): diff the ids, then, last resort, every
-    row's stamp.
+    normally just changed (their ids and stamps only; the changed ones are
+    then read whole).  If the figures still differ, rows were deleted (or a
+    late commit carries an old stamp): diff the ids, then, last resort,
+    every row's stamp.
     """
     qs = spec.rows().filter(cluster_id=cluster_id)
-    exact = _exact_ts()
-    changed: dict[int, Row] = {}
+    exact, us = _exact_ts(), _to_us()
+    changed: dict[int, int] = {}  # id -> updated_at (µs)
     deleted: dict[int, Row] = {}
     since = _EPOCH + k.newest * _US - SLACK
-    for pk, ns, name, ts in qs.filter(updated_at__gte=since).values_list(
-        "id", "namespace", "name", "updated_at"
-    ):
-        row = (ns, name, _us(ts))
-        if k.rows.get(pk) != row:
-            changed[pk] = row
+    for pk, ts in _stamped(qs.filter(updated_at__gte=since)).values_list("id", "us"):
+        old = k.rows.get(pk)
+        if old is None or old[2] != us(ts):
+            changed[pk] = us(ts)
 
     def expected() -> Figures:
         n, ids, ts_sum = len(k.rows), k.id_sum, k.ts_sum
-        for pk, row in changed.items():
+        for pk, ts in changed.items():
             old = k.rows.get(pk)
-            n, ids, ts_sum = n + (old is None), ids + (old is None) * pk, ts_sum + row[2]
+            n, ids, ts_sum = n + (old is None), ids + (old is None) * pk, ts_sum + ts
             ts_sum -= old[2] if old is not None else 0
         for pk, row in deleted.items():
             n, ids, ts_sum = n - 1, ids - pk, ts_sum - row[2]
@@ -232,25 +243,25 @@ def _refresh_kind(
         deleted = {pk: row for pk, row in k.rows.items() if pk not in ids}
         new = [pk for pk in ids if pk not in k.rows and pk not in changed]
         for i in range(0, len(new), CHUNK):
-            for pk, ns, name, ts in qs.filter(id__in=new[i : i + CHUNK]).values_list(
-                "id", "namespace", "name", "updated_at"
-            ):
-                changed[pk] = (ns, name, _us(ts))
+            for pk, ts in _stamped(qs.filter(id__in=new[i : i + CHUNK])).values_list("id", "us"):
+                changed[pk] = us(ts)
     if expected() != db or (not exact and not changed and not deleted):
         # modified rows stamped before the window (or SQLite, whose sums are inexact)
-        for pk, ns, name, ts in qs.values_list("id", "namespace", "name", "updated_at").iterator(
-            chunk_size=10 * CHUNK
-        ):
-            row = (ns, name, _us(ts))
-            if k.rows.get(pk) != row:
-                changed[pk] = row
-    upserts = _load_objects(spec, list(changed))
+        for pk, ts in _stamped(qs).values_list("id", "us").iterator(chunk_size=10 * CHUNK):
+            old = k.rows.get(pk)
+            if old is None or old[2] != us(ts):
+                changed[pk] = us(ts)
+    upserts = []
     deletes = []
     for pk, (ns, name, _) in deleted.items():
         k.drop(pk)
         deletes.append((spec.kind, ns, name))
-    for pk, row in changed.items():
-        k.put(pk, row)
+    for pk, ns, name, ts, obj in _load_rows(spec, list(changed)):
+        # the stamp read with the object: a row changed since the window is
+        # applied as it is now, and counted as such
+        k.put(pk, (ns, name, us(ts)))
+        obj.setdefault("kind", spec.kind)
+        upserts.append(obj)
     return upserts, deletes
 
 

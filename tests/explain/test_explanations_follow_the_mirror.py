@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import random
+
+import pytest
 
 from dashboard.cluster.models import Node, Pod
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
@@ -11,6 +14,7 @@ from dashboard.explain import live as warm
 from dashboard.explain.live import explain_pod
 from tests.support.mirror import write_batch
 from tests.support.synthetic import fleet, pod
+from tests.support.warm import mirror_batch, node_state
 
 
 def _explain(cluster, name="pod-999"):
@@ -64,3 +68,26 @@ def test_a_pod_replaced_under_the_same_name_is_seen(db):
     Pod.objects.filter(cluster=cluster, name="pod-1").delete()
     write_batch(cluster, upserts=[pod(1, node_name="node-0")])
     assert _explain(cluster)["status"] == "Scheduled"
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_after_random_mirror_batches_the_warm_state_is_a_fresh_build(db, seed):
+    """Status churn (parses reused) and real changes, through the mirror's writer."""
+    cluster = ensure_snapshot_cluster(f"warm-batches-{seed}", "synthetic")
+    objects = [*fleet(6, running=30), pod(999, gpus=8), pod(998, gpus=2)]
+    import_objects(cluster, objects)
+    rng = random.Random(seed)
+    running = [o for o in objects if o["kind"] == "Pod" and o["spec"].get("nodeName")]
+    nodes = [o["metadata"]["name"] for o in objects if o["kind"] == "Node"]
+    _explain(cluster)
+    for _ in range(4):
+        batch = mirror_batch(rng, running, nodes)
+        write_batch(cluster, upserts=batch)
+        names = {b["metadata"]["name"] for b in batch}
+        running = [*batch, *(o for o in running if o["metadata"]["name"] not in names)]
+        now = [_explain(cluster, name) for name in ("pod-999", "pod-998")]
+        kept = warm.warm_cluster(cluster)
+        assert warm.warm_stats(cluster)["lastRefresh"]["changes"] == len(batch)
+        fresh = [_fresh(cluster, name) for name in ("pod-999", "pod-998")]
+        assert [{**a, "summary": None} for a in now] == [{**b, "summary": None} for b in fresh]
+        assert node_state(kept) == node_state(warm.warm_cluster(cluster))

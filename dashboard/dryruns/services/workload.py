@@ -15,7 +15,11 @@ from typing import Any
 from dashboard import conf
 from scheduler_engine.cluster import MAX_REPORTED_ERRORS
 from scheduler_engine.errors import InputError
-from scheduler_engine.objects.podgroup import is_native_pod_group, parse_native_pod_group
+from scheduler_engine.objects.podgroup import (
+    COSCHEDULING_LABEL,
+    is_native_pod_group,
+    parse_native_pod_group,
+)
 from scheduler_engine.objects.validation import is_dns1123_subdomain, pod_errors
 from scheduler_engine.plugins.coscheduling import CoschedulingPodGroup, is_coscheduling_pod_group
 
@@ -24,7 +28,6 @@ from .errors import BadInput, mappings
 __all__ = ["TEMPLATE_KINDS", "expand_workload"]
 
 TEMPLATE_KINDS = ("Job", "Deployment", "StatefulSet", "ReplicaSet", "PodGroup")
-COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 TEMPLATE_HASH_LABEL = "pod-template-hash"
 # the characters of a pod-template-hash (apimachinery's rand.SafeEncodeString)
 _HASH_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
