@@ -1,10 +1,12 @@
-"""The cyclic garbage collector paused while many long-lived objects are made.
+"""The cyclic garbage collector kept off the millions of long-lived objects a load makes.
 
 Decoding a frozen state and building its cluster allocate millions of small
 containers that all survive; the collector walking them again and again was
-most of the time (``docs/benchmarks.md``). Nothing changes but when cycles are
-collected: whatever the paused code leaves behind is collected once the last
-thread inside :func:`collector_paused` leaves it.
+most of the time, and walking them once more after the load (the first young
+collections) ~5 s of CPU at 15,000 nodes (``docs/benchmarks.md``). Nothing
+changes but when cycles are collected: whatever the paused code leaves behind
+is collected once the last thread inside :func:`collector_paused` leaves it,
+and what :func:`frozen_after` froze once ``gc.unfreeze()`` gives it back.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "frozen_after"]
 
 # threads inside collector_paused(), and whether the collector was on when the first came
 _paused = [0, False]
@@ -36,3 +38,14 @@ def collector_paused() -> Iterator[None]:
             _paused[0] -= 1
             if _paused[0] == 0 and _paused[1]:
                 gc.enable()
+
+
+@contextmanager
+def frozen_after() -> Iterator[None]:
+    """The block with the collector paused; then every object alive is frozen
+    (``gc.freeze()``: out of the collector's sight until ``gc.unfreeze()``;
+    reference counting still frees them). For a process about to work on what
+    the block loaded, such as a worker running a dry-run."""
+    with collector_paused():
+        yield
+        gc.freeze()

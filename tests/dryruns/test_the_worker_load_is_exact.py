@@ -13,6 +13,7 @@ loosely would mistake for each other.
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import random
 from typing import Any
@@ -127,3 +128,31 @@ def test_a_part_that_differs_in_type_only_is_parsed_for_itself(value: Any) -> No
         assert warm == cold and "replica-2" in cold
     else:
         assert [_slots(p) for p in warm.pods] == [_slots(p) for p in cold.pods]
+
+
+def test_a_run_gives_the_frozen_state_back_to_the_collector(demo_cluster, transactional_db):
+    """The worker freezes the loaded state (gc.freeze) for the run, and thaws it after;
+    a process that kept frozen objects of its own before keeps them frozen."""
+    from dashboard.dryruns.models import DryRun
+    from dashboard.dryruns.services.runner import run_dry_run
+    from tests.support.synthetic import fleet
+
+    def run() -> str | None:
+        made = DryRun.objects.create(
+            cluster=demo_cluster, snapshot=codec.pack(fleet(3, running=4, pending=2))
+        )
+        return run_dry_run(made.pk)
+
+    already = gc.get_freeze_count()
+    gc.unfreeze()
+    try:
+        assert run() == "succeeded"
+        assert gc.get_freeze_count() == 0  # a worker's: nothing stays out of the collector's sight
+        gc.freeze()
+        kept = gc.get_freeze_count()
+        assert run() == "succeeded"
+        assert gc.get_freeze_count() >= kept  # someone else's frozen objects stay frozen
+    finally:
+        gc.unfreeze()
+        if already:
+            gc.freeze()

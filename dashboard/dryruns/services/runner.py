@@ -7,6 +7,7 @@ progress report, and a run whose worker died is marked failed by
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 import zlib
@@ -21,6 +22,7 @@ from dashboard import conf
 from dashboard.cluster.services import broadcast
 from dashboard.heartbeat import Heartbeat
 from scheduler_engine import SchedulerConfig, build_cluster, simulate
+from scheduler_engine.collector import frozen_after
 from scheduler_engine.collisions import simulate_colliding
 from scheduler_engine.errors import InputError
 from scheduler_engine.hardware_view import simulate_hardware_view
@@ -201,8 +203,15 @@ def run_dry_run(run_id: int) -> str | None:
     run = _claim(run_id)
     if run is None:
         return None
-    with Heartbeat(run, status=DryRun.Status.RUNNING, attempts=run.attempts):
-        _run(run)
+    # a worker freezes nothing else; a process that keeps frozen state of its own
+    # (a web process's warm explanations, running a task eagerly) keeps it frozen
+    thaw = gc.get_freeze_count() == 0
+    try:
+        with Heartbeat(run, status=DryRun.Status.RUNNING, attempts=run.attempts):
+            _run(run)
+    finally:
+        if thaw:
+            gc.unfreeze()  # what the run left is the collector's again
     return DryRun.objects.values_list("status", flat=True).get(pk=run_id)
 
 
@@ -210,8 +219,9 @@ def _run(run: DryRun) -> None:
     run_id = run.pk
     try:
         t0 = time.perf_counter()
-        objects = _frozen_objects(run)
-        state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
+        with frozen_after():  # the collector kept off the loaded state: run_dry_run thaws it
+            objects = _frozen_objects(run)
+            state = apply_moves(build_cluster(objects, source="snapshot"), run.moves)
         config = _config_for(run)
         t1 = time.perf_counter()
         explain = run.explain and explain_affordable(state)
