@@ -272,21 +272,15 @@ class DefaultPreemption:
         if self.fast_dry_run:
             refilter = getattr(handle, "refilter_with_nominated_pods", refilter)
         for p in pods:
-            if quiet:
-                node_info.add_pod(p)
-            else:
-                err = _move(handle, state, pod, node_info, p, add=True)
-                if err is not None:
-                    return err
+            err = _move(handle, state, pod, node_info, p, add=True, quiet=quiet)
+            if err is not None:
+                return err
             st = refilter(state, pod, node_info)
             if st is None or st.code == Code.SUCCESS:
                 continue
-            if quiet:
-                node_info.remove_pod(p)
-            else:
-                err = _move(handle, state, pod, node_info, p, add=False)
-                if err is not None:
-                    return err
+            err = _move(handle, state, pod, node_info, p, add=False, quiet=quiet)
+            if err is not None:
+                return err
             victims.append(p)
         return None
 
@@ -312,18 +306,32 @@ def _has_extensions(handle: Handle, state: CycleState) -> bool:
 
 
 def _move(
-    handle: Handle, state: CycleState, pod: Pod, node_info: NodeInfo, other: Pod, *, add: bool
+    handle: Handle,
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    other: Pod,
+    *,
+    add: bool,
+    quiet: bool = False,
 ) -> Status | None:
-    """Add ``other`` to the node copy (or remove it), then the PreFilter extensions.
+    """Add ``other`` to the node copy (or remove it), then the PreFilter extensions
+    (``quiet``: none this cycle).
 
     Their failure aborts this node's dry run, as an Error.
     """
     if add:
         node_info.add_pod(other)
-        st = handle.run_pre_filter_extension_add_pod(state, pod, other, node_info)
+        st = (
+            None if quiet else handle.run_pre_filter_extension_add_pod(state, pod, other, node_info)
+        )
     else:
         node_info.remove_pod(other)
-        st = handle.run_pre_filter_extension_remove_pod(state, pod, other, node_info)
+        st = (
+            None
+            if quiet
+            else handle.run_pre_filter_extension_remove_pod(state, pod, other, node_info)
+        )
     if st is None or st.code == Code.SUCCESS:
         return None
     if st.code == Code.ERROR:
