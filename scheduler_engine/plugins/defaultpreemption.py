@@ -322,16 +322,13 @@ def _move(
     """
     if add:
         node_info.add_pod(other)
-        st = (
-            None if quiet else handle.run_pre_filter_extension_add_pod(state, pod, other, node_info)
-        )
+        extensions = handle.run_pre_filter_extension_add_pod
     else:
         node_info.remove_pod(other)
-        st = (
-            None
-            if quiet
-            else handle.run_pre_filter_extension_remove_pod(state, pod, other, node_info)
-        )
+        extensions = handle.run_pre_filter_extension_remove_pod
+    if quiet:
+        return None
+    st = extensions(state, pod, other, node_info)
     if st is None or st.code == Code.SUCCESS:
         return None
     if st.code == Code.ERROR:
