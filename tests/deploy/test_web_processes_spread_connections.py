@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -50,13 +51,16 @@ def _livez(port: int) -> bool:
 
 
 class _Serve:
-    def __init__(self, processes: int, *extra: str) -> None:
+    def __init__(
+        self, processes: int, *extra: str, app: str = "schedlab.asgi:application", **env_extra: str
+    ) -> None:
         self.port = _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "LOG_"))}
         env["DJANGO_SETTINGS_MODULE"] = "schedlab.settings.test"
+        env.update(env_extra)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "schedlab.serve", "--processes", str(processes)]
-            + [*extra, "--port", str(self.port), "--verbosity", "0", "schedlab.asgi:application"],
+            + [*extra, "--port", str(self.port), "--verbosity", "0", app],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -183,7 +187,11 @@ def test_each_process_has_its_own_socket_and_fresh_connections_reach_both():
             "child 1 started again",
         )
         assert again[2] == first[2] and _alive(again[2])  # the other one was left alone
-        _wait_for(lambda: _alive(again[1]) and _livez(serve.port), 60, "the new child serves")
+        _wait_for(
+            lambda: _listening(serve.port, [again[1]])[again[1]],
+            120,
+            "the new child listening, once it has loaded the application",
+        )
         now = _listening(serve.port, [again[1], again[2]])
         assert len(now[again[1]]) == 1 and now[again[1]] != held[first[1]], (held, now)
         assert now[again[2]] == held[first[2]], (held, now)
@@ -194,6 +202,33 @@ def test_each_process_has_its_own_socket_and_fresh_connections_reach_both():
     assert code == 0, "".join(serve.lines)
     assert not any(_alive(pid) for pid in (*first.values(), *again.values()))
     assert "stopped 2 web process(es)" in "".join(serve.lines)
+
+
+def test_a_process_takes_connections_only_once_its_application_is_loaded(tmp_path):
+    gate = tmp_path / "gate"
+    serve = _Serve(2, app="tests.deploy.gated_asgi:application", SCHEDLAB_TEST_GATE=str(gate))
+    try:
+        first = _wait_for(lambda: len(serve.children()) == 2 and serve.children(), 60, "2 children")
+        _wait_for(
+            lambda: all(Path(f"{gate}.{pid}").exists() for pid in first.values()),
+            120,
+            "both children waiting at the gate, their application not loaded",
+        )
+        # bound but not listening: the port refuses rather than queueing for a loading process
+        assert not any(_listening(serve.port, [serve.proc.pid, *first.values()]).values())
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", serve.port), timeout=10).close()
+
+        gate.touch()
+        _wait_for(lambda: _livez(serve.port), 120, "GET /livez answered once loaded")
+        _wait_for(
+            lambda: all(_listening(serve.port, list(first.values())).values()),
+            60,
+            "both children listening",
+        )
+    finally:
+        code = serve.stop()
+    assert code == 0, "".join(serve.lines)
 
 
 def test_with_a_shared_socket_both_accept_from_the_supervisors_one():
