@@ -14,7 +14,10 @@ load's own), does what the worker does before the engine runs
 in two parts (inflate + JSON decode, then the cluster's build), wall and CPU
 seconds, then the CPU of the first 100,000 allocations after it (the young
 collections that walk the loaded state unless it is frozen), and peak RSS
-(``VmHWM``) over the process at start; ``--simulate`` then runs the engine. ``--repeat N``
+(``VmHWM``) over the process at start; ``--simulate`` then runs the engine.
+``--run-on DATABASE`` runs the whole dry-run instead, as the worker does
+(``run_dry_run`` in-process, no Celery) on that PostgreSQL database, and prints
+the load, engine and store seconds the run records. ``--repeat N``
 measures N fresh processes and prints each. The packed state is cached in
 ``--cache-dir`` by size.
 """
@@ -88,6 +91,35 @@ def simulate_after(state: object) -> None:
     )
 
 
+def run_whole(path: Path, database: str) -> None:
+    """The whole worker's side in this process (no Celery): a dry-run of the packed state on
+    PostgreSQL database ``database`` (made and migrated if needed), ``run_dry_run``, and the
+    load, engine and store seconds it records."""
+    from benchmarks.common import django_env, setup_django
+
+    django_env(database, "localhost")
+    setup_django()
+    from dashboard.cluster.models import Cluster
+    from dashboard.dryruns.models import DryRun
+    from dashboard.dryruns.services.runner import run_dry_run
+
+    cluster, _ = Cluster.objects.get_or_create(
+        name="dryrun-load", defaults={"source": Cluster.Source.SNAPSHOT, "snapshot_path": "bench"}
+    )
+    DryRun.objects.filter(cluster=cluster).delete()
+    run = DryRun.objects.create(cluster=cluster, snapshot=path.read_bytes(), seed=1)
+    c0 = time.process_time()
+    status = run_dry_run(run.pk)
+    cpu = time.process_time() - c0
+    run.refresh_from_db()
+    print(
+        f"run_dry_run: {status}, {run.pods_placed} placed; load {run.load_seconds} s, engine "
+        f"{run.engine_seconds} s, store {run.store_seconds} s (wall); {cpu:.1f} s CPU in all; "
+        f"peak RSS {_status_kib('VmHWM') / 1024:.0f} MiB; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+
 def measure(path: Path, profile: int, engine: bool) -> None:
     """One load of the packed state at ``path``, as the worker does it; prints one line."""
     data = path.read_bytes()
@@ -131,9 +163,17 @@ def main() -> int:
     ap.add_argument(
         "--simulate", action="store_true", help="then run the engine as the worker does"
     )
+    ap.add_argument(
+        "--run-on",
+        metavar="DATABASE",
+        help="instead: the whole dry-run as the worker runs it, on this PostgreSQL database",
+    )
     ap.add_argument("--cache-dir", default="/tmp", help="where the packed state is kept")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child: the packed file
     args = ap.parse_args()
+    if args.measure and args.run_on:
+        run_whole(Path(args.measure), args.run_on)
+        return 0
     if args.measure:
         measure(Path(args.measure), args.profile, args.simulate)
         return 0
@@ -157,6 +197,7 @@ def main() -> int:
     for _ in range(args.repeat):
         cmd = [sys.executable, __file__, "--measure", str(path), "--profile", str(args.profile)]
         cmd += ["--simulate"] if args.simulate else []
+        cmd += ["--run-on", args.run_on] if args.run_on else []
         subprocess.run(cmd, check=True)
     return 0
 
