@@ -18,7 +18,7 @@ from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services.runner import reap_stale_runs
 from dashboard.dryruns.tasks import run_dry_run_task
 from tests.support.fixtures import start_worker, stop_worker
-from tests.support.gil_holder import SPEC, profile
+from tests.support.gil_holder import profile, worker_env
 from tests.support.synthetic import fleet
 
 STALE = 3.0
@@ -36,12 +36,10 @@ def test_a_run_holding_the_gil_past_the_threshold_is_not_reaped(demo_cluster, tr
     )
     worker = start_worker(
         queue=queue,
-        env={
-            "SCHEDLAB_PLUGINS": SPEC,
-            "SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS": "0.3",
-            "SCHEDLAB_DRYRUN_STALE_SECONDS": str(STALE),
-            "SCHEDLAB_DRYRUN_REAP_SECONDS": "0",  # the reaper is this test's
-        },
+        env=worker_env(
+            SCHEDLAB_DRYRUN_STALE_SECONDS=str(STALE),
+            SCHEDLAB_DRYRUN_REAP_SECONDS="0",  # the reaper is this test's
+        ),
     )
     requeued: list[int] = []
     try:

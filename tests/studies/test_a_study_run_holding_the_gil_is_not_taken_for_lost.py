@@ -19,7 +19,7 @@ from dashboard.studies.models import Status, Study, StudyRun, StudyTrace
 from dashboard.studies.services import runner
 from dashboard.studies.tasks import run_study_run_task
 from tests.support.fixtures import start_worker, stop_worker
-from tests.support.gil_holder import SPEC, profile
+from tests.support.gil_holder import profile, worker_env
 
 from .traces import jsonl_trace
 
@@ -57,11 +57,7 @@ def test_a_study_run_holding_the_gil_past_the_threshold_is_not_taken_over(transa
     run = _study_run()
     worker = start_worker(
         queue=queue,
-        env={
-            "SCHEDLAB_PLUGINS": SPEC,
-            "SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS": "0.3",
-            "SCHEDLAB_STUDY_STALE_SECONDS": str(STALE),
-        },
+        env=worker_env(SCHEDLAB_STUDY_STALE_SECONDS=str(STALE)),
     )
     taken_over = None
     try:

@@ -45,6 +45,11 @@ class HoldTheGIL:
         return None
 
 
+def worker_env(**settings: str) -> dict[str, str]:
+    """A worker's environment: HoldTheGIL loadable, a heartbeat every 0.3 s, and ``settings``."""
+    return {"SCHEDLAB_PLUGINS": SPEC, "SCHEDLAB_DRYRUN_HEARTBEAT_SECONDS": "0.3", **settings}
+
+
 def profile(seconds: int) -> str:
     """A profile with the default plugins and HoldTheGIL at PreScore."""
     return f"""\
