@@ -137,6 +137,13 @@ class FilterLoop:
                 )
         return None
 
+    def has_pre_filter_extensions(self, state: CycleState) -> bool:
+        """Whether AddPod/RemovePod call any plugin in this cycle."""
+        extensions = state.get(_EXTENSIONS)
+        if extensions is None:
+            extensions = self._pre_filter_extensions(state)
+        return bool(extensions)
+
     def _pre_filter_extensions(self, state: CycleState) -> list[tuple[str, Any]]:
         """The PreFilter plugins not skipped in this cycle that have extensions, with them
         (cached in the state; a plugin whose ``pre_filter_extensions`` raised, with None)."""

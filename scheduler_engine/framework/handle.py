@@ -261,6 +261,10 @@ class FrameworkHandle:
         assert self.framework is not None
         return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
+    def has_pre_filter_extensions(self, state: CycleState) -> bool:
+        assert self.framework is not None
+        return self.framework.has_pre_filter_extensions(state)
+
     def refilter_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:

@@ -194,6 +194,10 @@ class Handle(Protocol):
         """Filters for ``pod`` on ``node_info``, counting higher-or-equal priority nominated pods."""
         ...
 
+    def has_pre_filter_extensions(self, state: CycleState) -> bool:
+        """Whether ``run_pre_filter_extension_add_pod``/``remove_pod`` call any plugin in this cycle."""
+        ...
+
     def refilter_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..objects import Node, Pod, Resource
 
@@ -147,6 +147,29 @@ class NodeInfo:
             ]
         self._update(pod, -1)
         return True
+
+    def remove_pods(self, pods: Sequence[Pod]) -> None:
+        """:meth:`remove_pod` for each of ``pods`` in turn, in one pass over the node's pods
+        when no two of those share a key (each key then names one pod)."""
+        held = {p.key for p in self.pods}
+        if len(held) != len(self.pods):
+            for pod in pods:
+                self.remove_pod(pod)
+            return
+        gone: set[str] = set()
+        for pod in pods:
+            if pod.key in held and pod.key not in gone:
+                gone.add(pod.key)
+                self._update(pod, -1)
+        if not gone:
+            return
+        self.pods[:] = [p for p in self.pods if p.key not in gone]
+        if self.pods_with_affinity:
+            self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key not in gone]
+        if self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity = [
+                p for p in self.pods_with_required_anti_affinity if p.key not in gone
+            ]
 
     def replace_pod(self, old: Pod, new: Pod) -> None:
         """Hold ``new`` where ``old`` was: a pod parsed alike (same requests, ports,

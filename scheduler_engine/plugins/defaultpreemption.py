@@ -92,6 +92,8 @@ def filter_pods_with_pdb_violation(
     Every PDB a pod matches is spent, pod by pod in the given order
     (:class:`~scheduler_engine.preemption.PdbBudgets`).
     """
+    if not pdbs:
+        return [], list(pods)
     budgets = PdbBudgets(pdbs)
     violating: list[Pod] = []
     non_violating: list[Pod] = []
@@ -215,10 +217,15 @@ class DefaultPreemption:
         handle = self.handle
         # First remove every pod that may be preempted and see whether the pod fits.
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
-        for p in potential:
-            err = _move(handle, state, pod, node_info, p, add=False)
-            if err is not None:
-                return [], 0, err
+        # no PreFilter extension: nothing observes the node between two changes
+        quiet = self.fast_dry_run and not _has_extensions(handle, state)
+        if quiet:
+            node_info.remove_pods(potential)
+        else:
+            for p in potential:
+                err = _move(handle, state, pod, node_info, p, add=False)
+                if err is not None:
+                    return [], 0, err
         if not potential:
             return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NO_VICTIMS)
 
@@ -234,11 +241,11 @@ class DefaultPreemption:
         # Reprieve as many as possible, PDB-protected pods first, each group
         # from the most important pod down.
         victims: list[Pod] = []
-        err = self._reprieve(state, pod, node_info, violating, victims)
+        err = self._reprieve(state, pod, node_info, violating, victims, quiet)
         if err is not None:
             return [], 0, err
         num_violating = len(victims)
-        err = self._reprieve(state, pod, node_info, non_violating, victims)
+        err = self._reprieve(state, pod, node_info, non_violating, victims, quiet)
         if err is not None:
             return [], 0, err
         if violating and non_violating:
@@ -252,27 +259,35 @@ class DefaultPreemption:
         node_info: NodeInfo,
         pods: Sequence[Pod],
         victims: list[Pod],
+        quiet: bool,
     ) -> Status | None:
         """Add each of ``pods`` back in turn; those the pod no longer fits with go again, as victims.
 
         Only whether the pod fits matters, so with ``fast_dry_run`` the filters
         that ignore the node's pods, which passed on this node, do not run again
-        (``refilter_with_nominated_pods``).
+        (``refilter_with_nominated_pods``); ``quiet``: no PreFilter extension to run.
         """
         handle = self.handle
         refilter = handle.run_filter_plugins_with_nominated_pods
         if self.fast_dry_run:
             refilter = getattr(handle, "refilter_with_nominated_pods", refilter)
         for p in pods:
-            err = _move(handle, state, pod, node_info, p, add=True)
-            if err is not None:
-                return err
+            if quiet:
+                node_info.add_pod(p)
+            else:
+                err = _move(handle, state, pod, node_info, p, add=True)
+                if err is not None:
+                    return err
             st = refilter(state, pod, node_info)
-            if st is not None and st.code != Code.SUCCESS:
+            if st is None or st.code == Code.SUCCESS:
+                continue
+            if quiet:
+                node_info.remove_pod(p)
+            else:
                 err = _move(handle, state, pod, node_info, p, add=False)
                 if err is not None:
                     return err
-                victims.append(p)
+            victims.append(p)
         return None
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]) -> None:
@@ -288,6 +303,12 @@ class DefaultPreemption:
         if self.more_important_pod is not None:
             return self.more_important_pod
         return more_important(PodClock(self.handle.now()))
+
+
+def _has_extensions(handle: Handle, state: CycleState) -> bool:
+    """Whether the handle runs PreFilter extensions in this cycle (True when it cannot say)."""
+    ask = getattr(handle, "has_pre_filter_extensions", None)
+    return True if ask is None else ask(state)
 
 
 def _move(

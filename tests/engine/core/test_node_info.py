@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from scheduler_engine.framework import HostPortInfo, NodeInfo, Snapshot
 from scheduler_engine.objects import parse_node, parse_pod
 
@@ -100,3 +104,50 @@ def test_removing_one_pod_frees_a_shared_host_port_like_upstream():
     ni.add_pod(b)
     ni.remove_pod(a)
     assert not ni.used_ports.check_conflict("", "TCP", 80)
+
+
+def _state(ni: NodeInfo) -> tuple:
+    return (
+        [id(p) for p in ni.pods],
+        [id(p) for p in ni.pods_with_affinity],
+        [id(p) for p in ni.pods_with_required_anti_affinity],
+        ni.requested.as_dict(),
+        ni.non_zero_requested.as_dict(),
+        sorted((ip, sorted(b)) for ip, b in ni.used_ports._ports.items()),
+        list(ni.pvc_ref_counts.items()),
+        ni.generation,
+    )
+
+
+def _rich_pod(rng, name: str) -> object:
+    c = {"name": "c", "resources": {"requests": {"cpu": f"{rng.randint(1, 9)}00m"}}}
+    if rng.random() < 0.4:
+        c["ports"] = [{"containerPort": 80, "hostPort": rng.choice((80, 81, 82))}]
+    spec = {"nodeName": "n", "containers": [c]}
+    if rng.random() < 0.3:
+        term = {"labelSelector": {"matchLabels": {"a": "b"}}, "topologyKey": "zone"}
+        spec["affinity"] = {
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+        }
+    if rng.random() < 0.4:
+        claim = rng.choice(("data", "logs"))
+        spec["volumes"] = [{"name": "v", "persistentVolumeClaim": {"claimName": claim}}]
+    return parse_pod({"metadata": {"name": name, "namespace": "d"}, "spec": spec})
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_removing_pods_at_once_leaves_what_removing_them_one_by_one_does(seed: int) -> None:
+    """Ports, claims, affinity lists, totals, generation; pods sharing a key or not held."""
+    rng = random.Random(seed)
+    names = [f"p{i}" for i in range(rng.randint(1, 9))]
+    held = [_rich_pod(rng, rng.choice(names) if rng.random() < 0.1 else n) for n in names]
+    gone = rng.sample(held, rng.randint(0, len(held)))
+    gone += [_rich_pod(rng, rng.choice(names + ["absent"])) for _ in range(rng.randint(0, 2))]
+    one_by_one, at_once = NodeInfo(_node("n")), NodeInfo(_node("n"))
+    for p in held:
+        one_by_one.add_pod(p)
+        at_once.add_pod(p)
+    for p in gone:
+        one_by_one.remove_pod(p)
+    at_once.remove_pods(gone)
+    assert _state(at_once) == _state(one_by_one)

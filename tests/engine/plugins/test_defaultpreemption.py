@@ -1258,6 +1258,33 @@ def test_more_important_pod_orders_by_priority_then_start_time() -> None:
     assert not more_important_pod(make_pod("x").priority(5).pod(), old, clock)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_started_before_answers_as_two_clock_readings_compare(seed: int) -> None:
+    """PodClock.started_before(a, b) is start_time(a) < start_time(b), "now" included."""
+    rng = random.Random(seed)
+    clock = PodClock(NOW)
+    times = [
+        None,
+        None,
+        epoch(0),
+        epoch(1),
+        epoch(59),
+        "2024-06-01T00:00:00Z",
+        "2024-07-01T00:00:00Z",
+    ]
+    # every kind once (NOW itself included), then random ones
+    chosen = times + [rng.choice(times) for _ in range(8)]
+    pods = []
+    for i, t in enumerate(chosen):
+        b = make_pod(f"p{i}")
+        if t is not None:
+            b.set("status.startTime", t)
+        pods.append(b.pod())
+    for a in pods:
+        for b in pods:
+            assert clock.started_before(a, b) == (clock.start_time(a) < clock.start_time(b))
+
+
 # -- PDB accounting ---------------------------------------------------------------
 
 
