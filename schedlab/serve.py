@@ -4,10 +4,11 @@ One Daphne process is one Python interpreter: it serves on one core at most.
 This starts ``--processes`` Daphne children (``daphne --fd``), each on a
 listening socket of its own bound to the same address with ``SO_REUSEPORT``,
 so the kernel spreads new connections over the processes evenly (by a hash of
-the connection's addresses) whichever is busy. A child that dies takes its
-socket with it and the others get every new connection until it is started
-again (1 s later, doubling up to 30 s while it keeps dying within a minute),
-on a new socket. SIGTERM or SIGINT stops them all (SIGTERM each, SIGKILL after
+the connection's addresses) whichever is busy. A child's socket listens only
+once the child has loaded the application, so no connection waits on a
+process that is still starting. A child that dies takes its socket with it
+and the others get every new connection until it is started again (1 s later,
+doubling up to 30 s while it keeps dying within a minute), on a new socket. SIGTERM or SIGINT stops them all (SIGTERM each, SIGKILL after
 30 s) and exits 0. Where ``SO_REUSEPORT`` is unavailable (or with
 ``--shared-socket``) the children accept from one socket, as the log says.
 
@@ -37,6 +38,8 @@ from collections.abc import Sequence
 __all__ = ["main", "parse_args"]
 
 STOP_SECONDS = 30.0
+BACKLOG = 1024
+CHILD = "--listen-fd"  # how the supervisor starts a child on its own socket (not for people)
 MAX_DELAY = 30.0
 HEALTHY_SECONDS = 60.0  # a child that ran this long has its restart delay reset
 
@@ -79,7 +82,7 @@ def _socket(host: str, port: int, *, reuseport: bool) -> socket.socket:
 
 
 def _listen(sock: socket.socket) -> socket.socket:
-    sock.listen(1024)
+    sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
 
@@ -88,9 +91,10 @@ class Sockets:
     """Where the children accept: a listening socket each (``SO_REUSEPORT``), or one for all.
 
     With ``SO_REUSEPORT`` the supervisor keeps only a bound socket that does not listen (it
-    holds the port, and tells which one ``--port 0`` got) and binds a listening socket for
-    each child as it starts it, keeping no copy: a child that dies takes its socket with it,
-    so no new connection is handed to a socket nobody accepts from.
+    holds the port, and tells which one ``--port 0`` got) and binds a socket for each child
+    as it starts it, keeping no copy; the child makes it listen once its application is
+    loaded (``_child``). A child that dies takes its socket with it, so no new connection is
+    handed to a socket nobody accepts from.
     """
 
     def __init__(self, host: str, port: int, *, shared: bool) -> None:
@@ -117,7 +121,14 @@ class Sockets:
         """The socket a child is to accept from (close it after starting the child unless shared)."""
         if self.shared:
             return self.anchor
-        return _listen(_socket(self.host, self.port, reuseport=True))
+        sock = _socket(self.host, self.port, reuseport=True)
+        sock.set_inheritable(True)
+        return sock
+
+    def command(self, fd: int, daphne_args: list[str]) -> list[str]:
+        if self.shared:
+            return [sys.executable, "-m", "daphne", "--fd", str(fd), *daphne_args]
+        return [sys.executable, "-m", "schedlab.serve", CHILD, str(fd), *daphne_args]
 
     def describe(self, processes: int) -> str:
         where = f"listening on {self.host}:{self.port} with {processes} process(es)"
@@ -149,7 +160,7 @@ class Supervisor:
             )
             return
         fd = sock.fileno()
-        command = [sys.executable, "-m", "daphne", "--fd", str(fd), *self.daphne_args]
+        command = self.sockets.command(fd, self.daphne_args)
         try:
             self.children[i] = subprocess.Popen(command, pass_fds=(fd,), env=self.env)
         finally:
@@ -199,7 +210,31 @@ def _say(message: str) -> None:
     print(f"schedlab.serve: {message}", file=sys.stderr, flush=True)
 
 
+def _child(fd: int, daphne_args: list[str]) -> int:
+    """Daphne on the bound socket ``fd``, made to listen once the application is loaded."""
+    from daphne.cli import CommandLineInterface
+    from daphne.server import Server
+
+    class ListenWhenLoaded(Server):
+        def run(self) -> None:
+            # Daphne's command line has imported the application by now; the reactor starts
+            # accepting next. Until here the port's other sockets got every connection.
+            sock = socket.socket(fileno=fd)
+            sock.listen(BACKLOG)
+            sock.detach()  # the fd stays open: Daphne accepts from it
+            super().run()
+
+    class Cli(CommandLineInterface):
+        server_class = ListenWhenLoaded
+
+    Cli().run(["--fd", str(fd), *daphne_args])
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == [CHILD]:
+        return _child(int(argv[1]), argv[2:])
     args, daphne_args = parse_args(argv)
     try:
         sockets = Sockets(args.bind, args.port, shared=args.shared_socket)

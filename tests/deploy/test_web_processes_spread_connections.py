@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -50,13 +51,16 @@ def _livez(port: int) -> bool:
 
 
 class _Serve:
-    def __init__(self, processes: int, *extra: str) -> None:
+    def __init__(
+        self, processes: int, *extra: str, app: str = "schedlab.asgi:application", **env_extra: str
+    ) -> None:
         self.port = _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "LOG_"))}
         env["DJANGO_SETTINGS_MODULE"] = "schedlab.settings.test"
+        env.update(env_extra)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "schedlab.serve", "--processes", str(processes)]
-            + [*extra, "--port", str(self.port), "--verbosity", "0", "schedlab.asgi:application"],
+            + [*extra, "--port", str(self.port), "--verbosity", "0", app],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -138,8 +142,9 @@ def _listening(port: int, pids: list[int]) -> dict[int, set[str]]:
     return {pid: _sockets(pid) & listening for pid in pids}
 
 
-def _served_by(port: int, pids: list[int], connections: int) -> Counter:
-    """Which process accepted each of ``connections`` fresh connections (each asks /livez)."""
+def _served_by(serve: _Serve, connections: int) -> Counter:
+    """Which child accepted each of ``connections`` fresh connections (each asks /livez)."""
+    port = serve.port
     served: Counter = Counter()
     for _ in range(connections):
         with socket.create_connection(("127.0.0.1", port), timeout=60) as conn:
@@ -147,7 +152,9 @@ def _served_by(port: int, pids: list[int], connections: int) -> Counter:
             assert conn.recv(65536).startswith(b"HTTP/1.1 200"), "no answer"
             # answered and still open (keep-alive): its server side is in one process
             server_side = _tcp(port, ESTABLISHED, remote_port=conn.getsockname()[1])
-            owners = [pid for pid in set(pids) if _sockets(pid) & server_side]
+            # every child ever started: one restarted meanwhile may be the one that answered
+            pids = {int(m[1]) for m in re.finditer(r"started, pid (\d+)", "".join(serve.lines))}
+            owners = [pid for pid in pids if _sockets(pid) & server_side]
             assert len(owners) == 1, (server_side, owners)
             served[owners[0]] += 1
     return served
@@ -157,15 +164,19 @@ def test_each_process_has_its_own_socket_and_fresh_connections_reach_both():
     serve = _Serve(processes=2)
     try:
         first = _wait_for(lambda: len(serve.children()) == 2 and serve.children(), 60, "2 children")
-        _wait_for(lambda: _livez(serve.port), 120, "GET /livez answered")
         assert any("a socket each (SO_REUSEPORT)" in x for x in serve.lines), serve.lines
         pids = [serve.proc.pid, first[1], first[2]]
-        held = _listening(serve.port, pids)
+        # each listens once it has loaded the application
+        held = _wait_for(
+            lambda: all(_listening(serve.port, pids[1:]).values()) and _listening(serve.port, pids),
+            120,
+            "both children listening",
+        )
         # one listening socket per child, not the same one; the supervisor listens on none
         assert len(held[first[1]]) == 1 and len(held[first[2]]) == 1, held
         assert held[first[1]] != held[first[2]] and not held[serve.proc.pid], held
         # 40 fresh connections all on one of two sockets: 2 in 2**40 if the hash is even
-        served = _served_by(serve.port, pids, 40)
+        served = _served_by(serve, 40)
         assert served[first[1]] > 0 and served[first[2]] > 0, served
 
         os.kill(first[1], signal.SIGKILL)
@@ -175,7 +186,7 @@ def test_each_process_has_its_own_socket_and_fresh_connections_reach_both():
             "the supervisor saw the child die",
         )
         # its socket went with it: every fresh connection is answered, by a live process
-        served = _served_by(serve.port, [*pids, *serve.children().values()], 10)
+        served = _served_by(serve, 10)
         assert first[1] not in served and sum(served.values()) == 10, served
         again = _wait_for(
             lambda: serve.children().get(1) not in (None, first[1]) and serve.children(),
@@ -183,17 +194,48 @@ def test_each_process_has_its_own_socket_and_fresh_connections_reach_both():
             "child 1 started again",
         )
         assert again[2] == first[2] and _alive(again[2])  # the other one was left alone
-        _wait_for(lambda: _alive(again[1]) and _livez(serve.port), 60, "the new child serves")
+        _wait_for(
+            lambda: _listening(serve.port, [again[1]])[again[1]],
+            120,
+            "the new child listening, once it has loaded the application",
+        )
         now = _listening(serve.port, [again[1], again[2]])
         assert len(now[again[1]]) == 1 and now[again[1]] != held[first[1]], (held, now)
         assert now[again[2]] == held[first[2]], (held, now)
-        served = _served_by(serve.port, [again[1], again[2]], 40)
+        served = _served_by(serve, 40)
         assert served[again[1]] > 0 and served[again[2]] > 0, served
     finally:
         code = serve.stop()
     assert code == 0, "".join(serve.lines)
     assert not any(_alive(pid) for pid in (*first.values(), *again.values()))
     assert "stopped 2 web process(es)" in "".join(serve.lines)
+
+
+def test_a_process_takes_connections_only_once_its_application_is_loaded(tmp_path):
+    gate = tmp_path / "gate"
+    serve = _Serve(2, app="tests.deploy.gated_asgi:application", SCHEDLAB_TEST_GATE=str(gate))
+    try:
+        first = _wait_for(lambda: len(serve.children()) == 2 and serve.children(), 60, "2 children")
+        _wait_for(
+            lambda: all(Path(f"{gate}.{pid}").exists() for pid in first.values()),
+            120,
+            "both children waiting at the gate, their application not loaded",
+        )
+        # bound but not listening: the port refuses rather than queueing for a loading process
+        assert not any(_listening(serve.port, [serve.proc.pid, *first.values()]).values())
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", serve.port), timeout=10).close()
+
+        gate.touch()
+        _wait_for(lambda: _livez(serve.port), 120, "GET /livez answered once loaded")
+        _wait_for(
+            lambda: all(_listening(serve.port, list(first.values())).values()),
+            60,
+            "both children listening",
+        )
+    finally:
+        code = serve.stop()
+    assert code == 0, "".join(serve.lines)
 
 
 def test_with_a_shared_socket_both_accept_from_the_supervisors_one():
