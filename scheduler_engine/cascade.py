@@ -24,16 +24,12 @@ from .framework.handle import Eviction, go_timestamp
 from .gang_diagnosis import broken_gangs
 from .objects import Pod, parse_pod
 from .objects.names import generated_name
-from .objects.owners import CAUSE_UNKNOWN, RECREATING_KINDS, Owner, owner_of
+from .objects.owners import Owner, owner_of
 
 __all__ = [
     "CAUSE_BARE",
-    "CAUSE_UNKNOWN",
     "MAX_CASCADE_DEPTH",
-    "RECREATING_KINDS",
     "CascadeTracker",
-    "Owner",
-    "owner_of",
     "replacement_pod",
 ]
 

@@ -11,7 +11,9 @@ Vectorised methods: a Filter plugin may also be a :class:`BatchFilterPlugin`
 (``normalize_score_batch``).  The runtime checks these protocols once per
 profile and uses the vectorised methods when it does not explain, to evaluate
 many nodes at once.  They must agree exactly with the per-node methods;
-property tests check that.
+property tests check that.  :class:`NodeLocalFilterPlugin` and
+:class:`NodeLocalScorePlugin` add the markers that let the runtime keep
+answers across cycles.
 """
 
 from __future__ import annotations
@@ -40,12 +42,15 @@ __all__ = [
     "BindPlugin",
     "FilterPlugin",
     "Handle",
+    "NodeLocalFilterPlugin",
+    "NodeLocalScorePlugin",
     "NodeScore",
     "NodeToStatus",
     "NominatingInfo",
     "PermitPlugin",
     "Plugin",
     "PluginFactory",
+    "PodBlindFilterPlugin",
     "PostBindPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
@@ -280,6 +285,33 @@ class BatchFilterPlugin(FilterPlugin, Protocol):
 
 
 @runtime_checkable
+class PodBlindFilterPlugin(FilterPlugin, Protocol):
+    """A Filter plugin that says whether its verdict ignores the node's pods.
+
+    ``filter_reads_no_pods`` True promises that the verdict on a node depends
+    on the pod, the node object and cluster objects, never on the pods on the
+    node, so preemption's dry run need not ask it again while it adds
+    would-be victims back to a node it passed.  A plugin without the
+    attribute is not a member of this protocol and is always asked again.
+    """
+
+    filter_reads_no_pods: bool = False
+
+
+@runtime_checkable
+class NodeLocalFilterPlugin(BatchFilterPlugin, Protocol):
+    """A vectorised Filter plugin that says whether its verdict is node-local.
+
+    ``node_local_filter`` True promises that the verdict on a node depends on
+    the pod's spec and status and on that node alone, so the runtime may keep
+    verdicts across cycles (:mod:`.node_memo`).  A plugin without the
+    attribute is not a member of this protocol and is simply not memoised.
+    """
+
+    node_local_filter: bool = False
+
+
+@runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
     def post_filter(
         self, state: CycleState, pod: Pod, filtered: NodeToStatus
@@ -323,6 +355,18 @@ class BatchScorePlugin(ScorePlugin, Protocol):
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """Raw scores of ``nodes``, in order (int64), as :meth:`score` gives them one by one."""
         ...
+
+
+@runtime_checkable
+class NodeLocalScorePlugin(BatchScorePlugin, Protocol):
+    """A vectorised Score plugin that says whether its raw score is node-local.
+
+    ``node_local_score`` True: the raw score of a node depends on the pod's
+    spec and status and on that node alone (:mod:`.node_memo`), as
+    :class:`NodeLocalFilterPlugin`'s marker does for verdicts.
+    """
+
+    node_local_score: bool = False
 
 
 @runtime_checkable

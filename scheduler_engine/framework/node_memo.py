@@ -3,7 +3,8 @@
 Members of a gang (and the replicas of any controller) share one pod spec, and
 between two of their cycles only the nodes a pod was added to or removed from
 change.  A plugin that declares ``node_local_filter = True`` (or
-``node_local_score = True``) promises that its Filter verdict (raw Score) of a
+``node_local_score = True``; :class:`~.interfaces.NodeLocalFilterPlugin`,
+:class:`~.interfaces.NodeLocalScorePlugin`) promises that its Filter verdict (raw Score) of a
 node depends on the pod's spec and status and on that node's
 :class:`~.node_info.NodeInfo` alone: not on other nodes, nor on cluster objects
 that change while a simulation runs.  For such plugins the runtime keeps one

@@ -37,8 +37,11 @@ from .interfaces import (
     BatchFilterPlugin,
     BatchScoreExtensions,
     BatchScorePlugin,
+    NodeLocalFilterPlugin,
+    NodeLocalScorePlugin,
     NodeScore,
     NodeToStatus,
+    PodBlindFilterPlugin,
     PostFilterResult,
     PreFilterResult,
     QueuedPodInfo,
@@ -141,7 +144,8 @@ class Framework(FilterLoop):
             for n, p in self.filter_plugins
         ]
         self._reads_no_pods = {
-            n: getattr(p, "filter_reads_no_pods", False) is True for n, p in self.filter_plugins
+            n: isinstance(p, PodBlindFilterPlugin) and p.filter_reads_no_pods is True
+            for n, p in self.filter_plugins
         }
         self.post_filter_plugins = point("postFilter")
         self.pre_score_plugins = point("preScore")
@@ -154,14 +158,14 @@ class Framework(FilterLoop):
         }
         # vectorised plugins with node-local answers → their per-node answer (see node_memo)
         self._memo_scores = {
-            n: score_value(self.plugins[n].score)
-            for n in self._score_batch
-            if getattr(self.plugins[n], "node_local_score", False)
+            n: score_value(p.score)
+            for n, p, _ in self.score_plugins
+            if isinstance(p, NodeLocalScorePlugin) and p.node_local_score
         }
         self._memo_filters = {
-            n: filter_verdict(f)
-            for n, f, fb in self._filters
-            if fb is not None and getattr(self.plugins[n], "node_local_filter", False)
+            n: filter_verdict(p.filter)
+            for n, p in self.filter_plugins
+            if isinstance(p, NodeLocalFilterPlugin) and p.node_local_filter
         }
         # score extensions' types → whether they offer normalize_score_batch
         self._batch_ext: dict[type, bool] = {}

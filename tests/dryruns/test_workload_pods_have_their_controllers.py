@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dashboard.dryruns.services.workload import expand_workload
-from scheduler_engine.cascade import owner_of
 from scheduler_engine.objects import parse_pod
+from scheduler_engine.objects.owners import owner_of
 
 TEMPLATE = {"spec": {"containers": [{"name": "c", "image": "x"}]}}
 

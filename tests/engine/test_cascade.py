@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from scheduler_engine.cascade import owner_of
 from scheduler_engine.cluster import build_cluster
+from scheduler_engine.objects.owners import owner_of
 from scheduler_engine.simulate import simulate
 
 from .builders import make_node, make_pdb, make_pod

@@ -9,6 +9,7 @@ from scheduler_engine.framework.cycle_state import CycleState
 from scheduler_engine.framework.interfaces import (
     NodeToStatus,
     NominatingInfo,
+    PodBlindFilterPlugin,
     PostFilterResult,
     PreFilterResult,
 )
@@ -233,6 +234,22 @@ def test_refilter_leaves_out_filters_that_ignore_the_nodes_pods():
     assert len(blind.calls) == 2 and len(seeing.calls) == 2
     assert fwk.refilter_with_nominated_pods(state, POD, ni).message() == "alone"
     assert len(blind.calls) == 2 and len(seeing.calls) == 4
+
+
+def test_the_pod_blind_marker_is_read_from_its_protocol_and_must_be_true():
+    unmarked, declined, truthy = (
+        Fake("U", filter=None),
+        Fake("D", filter=None),
+        Fake("T", filter=None),
+    )
+    declined.filter_reads_no_pods = False
+    truthy.filter_reads_no_pods = 1  # a promise must be said with True, not a truthy value
+    blind = Fake("B", filter=None)
+    blind.filter_reads_no_pods = True
+    plugins = [unmarked, declined, truthy, blind]
+    fwk, _ = build_framework({"filter": ["U", "D", "T", "B"]}, plugins, NODES)
+    assert [isinstance(p, PodBlindFilterPlugin) for p in plugins] == [False, True, True, True]
+    assert fwk._reads_no_pods == {"U": False, "D": False, "T": False, "B": True}
 
 
 @pytest.mark.parametrize(
@@ -477,6 +494,29 @@ def test_vectorised_methods_are_found_by_their_protocols():
     res, _ = fwk.run_score_plugins(CycleState(), POD, nodes)
     assert res.totals.tolist() == [2, 2, 2]
     assert [c for c, _ in batchy.calls].count("score") == 0
+
+
+def test_node_local_markers_are_read_from_their_protocols_and_optional():
+    def ones(s, p, nodes):
+        return np.ones(len(nodes), dtype=np.int64)
+
+    def batchy(name):
+        return Fake(
+            name, filter=None, filter_batch=ones, score=1, score_batch=ones, score_extensions=None
+        )
+
+    unmarked, local, declined = batchy("A"), batchy("B"), batchy("C")
+    local.node_local_filter = local.node_local_score = True
+    declined.node_local_filter = declined.node_local_score = False
+    plugins = [unmarked, local, declined]
+    fwk, ctx = build_framework(
+        {"filter": ["A", "B", "C"], "score": [("A", 1), ("B", 1), ("C", 1)]}, plugins, NODES
+    )
+    assert set(fwk.plugins) == {"A", "B", "C"}
+    assert list(fwk._memo_filters) == ["B"] and list(fwk._memo_scores) == ["B"]
+    nodes = ctx.snapshot.node_info_list
+    found = fwk.find_nodes_that_pass_filters(CycleState(), POD, nodes, 0, 3)
+    assert [ni.name for ni in found.feasible] == ["n0", "n1", "n2"]
 
 
 def test_filter_errors_read_the_same_batched_or_not():
