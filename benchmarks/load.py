@@ -3,7 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/schedlab_bench_pages \\
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python benchmarks/load.py \\
         [--cluster bench-pages --web-processes 2 --users 50 --clients 10 --seconds 60 \\
-         --think 0 --client-think 0 --shared-socket]
+         --think 0 --client-think 0 --ramp 0 --shared-socket]
 
 Needs a cluster already loaded (``benchmarks/pages.py`` loads ``bench-pages``,
 5,000 nodes / 50,000 pods). Starts --web-processes Daphne processes as
@@ -18,7 +18,9 @@ for the explanation of a pending pod (a different one each time).
 seeded) between a user's pages and between a client's requests: 0 is a
 closed loop (the next request the moment the last answer arrived), a pause
 makes the arrival rate what people and scripts ask, which the report prints
-(requests/s offered over the run). Wall times from the client, over HTTP; any
+(requests/s offered over the run). --ramp spreads the users' and clients'
+first requests uniformly over its seconds (a load tool's spawn rate); without
+it all of them ask at the same instant at the start. Wall times from the client, over HTTP; any
 status but 200 or any exception counts as an error. Also printed: the CPU
 the web processes used (so requests/s per core), each one's share of it, and
 their RSS.
@@ -109,6 +111,7 @@ def parse_args() -> argparse.Namespace:
         seconds=(60.0, "how long the load lasts"),
         think=(0.0, "mean seconds between a user's pages"),
         client_think=(0.0, "mean seconds between a client's requests"),
+        ramp=(0.0, "seconds over which the users and clients arrive (0: all at once)"),
     ).parse_args()
 
 
@@ -200,6 +203,8 @@ def run_load(plan: Plan, web: Web, args: argparse.Namespace) -> tuple[Tally, flo
     def loop(kind: str, session: requests.Session, urls: list[str], start: int, think: float):
         rng = random.Random(start)
         n = start
+        if args.ramp:  # arrive at a random moment of the ramp, as people do
+            time.sleep(rng.uniform(0.0, args.ramp))
         while time.monotonic() < end:
             _timed(tally, kind, session, web.base + urls[n % len(urls)])
             n += 1
