@@ -42,14 +42,18 @@ def reap_stale_dry_runs() -> int:
 
 def _reap_forever(interval: float) -> None:
     while not _stop.wait(interval):
+        # the database may be away for a while: log it and try again next time
+        # (closing a broken connection can fail too, and must not end the thread)
         try:
             n = reap()
             if n:
                 log.warning("marked %d dry-run(s) whose worker stopped as failed", n)
-        except Exception:  # the database may be away for a while: try again next time
+        except Exception:
             log.exception("reaping stale dry-runs failed")
-        finally:
+        try:
             close_old_connections()
+        except Exception:
+            log.exception("closing the reaper's database connection failed")
 
 
 @worker_ready.connect
