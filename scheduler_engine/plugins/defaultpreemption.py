@@ -218,7 +218,7 @@ class DefaultPreemption:
         # First remove every pod that may be preempted and see whether the pod fits.
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
         # no PreFilter extension: nothing observes the node between two changes
-        quiet = self.fast_dry_run and not _has_extensions(handle, state)
+        quiet = self.fast_dry_run and not handle.has_pre_filter_extensions(state)
         if quiet:
             node_info.remove_pods(potential)
         else:
@@ -268,9 +268,10 @@ class DefaultPreemption:
         (``refilter_with_nominated_pods``); ``quiet``: no PreFilter extension to run.
         """
         handle = self.handle
-        refilter = handle.run_filter_plugins_with_nominated_pods
         if self.fast_dry_run:
-            refilter = getattr(handle, "refilter_with_nominated_pods", refilter)
+            refilter = handle.refilter_with_nominated_pods
+        else:
+            refilter = handle.run_filter_plugins_with_nominated_pods
         for p in pods:
             err = _move(handle, state, pod, node_info, p, add=True, quiet=quiet)
             if err is not None:
@@ -297,12 +298,6 @@ class DefaultPreemption:
         if self.more_important_pod is not None:
             return self.more_important_pod
         return more_important(PodClock(self.handle.now()))
-
-
-def _has_extensions(handle: Handle, state: CycleState) -> bool:
-    """Whether the handle runs PreFilter extensions in this cycle (True when it cannot say)."""
-    ask = getattr(handle, "has_pre_filter_extensions", None)
-    return True if ask is None else ask(state)
 
 
 def _move(
