@@ -8,9 +8,10 @@ the connection's addresses) whichever is busy. A child's socket listens only
 once the child has loaded the application, so no connection waits on a
 process that is still starting. A child that dies takes its socket with it
 and the others get every new connection until it is started again (1 s later,
-doubling up to 30 s while it keeps dying within a minute), on a new socket. SIGTERM or SIGINT stops them all (SIGTERM each, SIGKILL after
-30 s) and exits 0. Where ``SO_REUSEPORT`` is unavailable (or with
-``--shared-socket``) the children accept from one socket, as the log says.
+doubling up to 30 s while it keeps dying within a minute), on a new socket.
+SIGTERM or SIGINT stops them all (SIGTERM each, SIGKILL after 30 s) and exits
+0. Where ``SO_REUSEPORT`` is unavailable (or with ``--shared-socket``) the
+children accept from one socket, as the log says.
 
     python -m schedlab.serve --processes 2 --bind 0.0.0.0 --port 8000 \\
         --proxy-headers --verbosity 0 schedlab.asgi:application
