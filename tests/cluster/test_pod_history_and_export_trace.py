@@ -102,3 +102,33 @@ def test_export_trace_replays(db, tmp_path: Path):
 def test_export_trace_names_a_missing_cluster(db):
     with pytest.raises(CommandError, match="'nope': no such cluster"):
         call_command("export_trace", "nope")
+
+
+def test_a_large_batch_keeps_the_history_a_small_one_keeps(db):
+    """A batch big enough for COPY (an initial sync) stores every history column
+    as batches small enough for the ORM do."""
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    n = COPY_THRESHOLD + 5
+    pods = [_pod(f"p{i}", node="n1" if i % 3 else None, gpus=i % 2) for i in range(n)]
+    pods[1]["status"] = {
+        "conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-30T10:00:09Z"}
+        ]
+    }
+    pods[2]["metadata"].pop("creationTimestamp")
+    big, small = ensure_live_cluster("big"), ensure_live_cluster("small")
+    now = timezone.now()
+    pod_history.record(big.pk, [object_row(PODS, big.pk, p) for p in pods], [], now)
+    for p in pods:
+        pod_history.record(small.pk, [object_row(PODS, small.pk, p)], [], now)
+
+    def stored(cluster):
+        fields = ("namespace", "name", "uid", "obj", "node_name", "created_at", "bound_at")
+        rows = PodHistory.objects.filter(cluster=cluster).order_by("uid")
+        return [(*(getattr(h, f) for f in fields), h.deleted_at, h.first_seen) for h in rows]
+
+    assert len(stored(big)) == n
+    assert stored(big) == stored(small)
+    assert PodHistory.objects.get(cluster=big, name="p1").bound_at.second == 9
+    assert PodHistory.objects.get(cluster=big, name="p2").created_at == now

@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from ... import conf
 from ..models import PodHistory
+from .pgcopy import copy_models, uses_copy
 
 __all__ = ["pending_copy", "prune", "record"]
 
@@ -59,6 +60,31 @@ def _bound_time(obj: Mapping[str, Any]) -> datetime | None:
     return None
 
 
+# The columns of a new row, in the order ``record`` builds them.
+_NEW_COLUMNS = (
+    "cluster_id",
+    "namespace",
+    "name",
+    "uid",
+    "obj",
+    "node_name",
+    "created_at",
+    "bound_at",
+    "first_seen",
+)
+
+
+def _insert(new: list[tuple]) -> None:
+    """Store new history rows: through COPY when there are many (an initial sync)."""
+    if uses_copy(len(new)):
+        copy_models(PodHistory, _NEW_COLUMNS, new)
+    else:
+        PodHistory.objects.bulk_create(
+            [PodHistory(**dict(zip(_NEW_COLUMNS, row, strict=True))) for row in new],
+            batch_size=1000,
+        )
+
+
 def record(
     cluster_id: int,
     upserted: Iterable[Any],
@@ -85,17 +111,16 @@ def record(
             h = stored.get(uid)
             if h is None:
                 new.append(
-                    PodHistory(
-                        cluster_id=cluster_id,
-                        namespace=r.namespace,
-                        name=r.name,
-                        uid=uid,
-                        obj=pending_copy(obj),
-                        node_name=node,
-                        created_at=_time((obj.get("metadata") or {}).get("creationTimestamp"))
-                        or now,
-                        bound_at=(_bound_time(obj) or now) if node else None,
-                        first_seen=now,
+                    (
+                        cluster_id,
+                        r.namespace,
+                        r.name,
+                        uid,
+                        pending_copy(obj),
+                        node,
+                        _time((obj.get("metadata") or {}).get("creationTimestamp")) or now,
+                        (_bound_time(obj) or now) if node else None,
+                        now,
                     )
                 )
                 continue
@@ -108,7 +133,7 @@ def record(
                 h.node_name = node
                 h.bound_at = _bound_time(obj) or now
             changed.append(h)
-        PodHistory.objects.bulk_create(new, batch_size=1000)
+        _insert(new)
         PodHistory.objects.bulk_update(changed, ["obj", "node_name", "bound_at"], batch_size=1000)
     by_ns: dict[str, list[str]] = defaultdict(list)
     for ns, name in deleted:
