@@ -132,3 +132,47 @@ def test_a_large_batch_keeps_the_history_a_small_one_keeps(db):
     assert stored(big) == stored(small)
     assert PodHistory.objects.get(cluster=big, name="p1").bound_at.second == 9
     assert PodHistory.objects.get(cluster=big, name="p2").created_at == now
+
+
+def _new_batch(cluster_id, pods):
+    changes = Changes()
+    for p in pods:
+        changes.upsert(PODS, object_row(PODS, cluster_id, p), new=True)
+    return changes
+
+
+def test_pods_believed_new_are_not_looked_up(db):
+    """An initial sync's pods have no history: looking each page up found nothing,
+    and without table statistics PostgreSQL read every history row to find it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    c = ensure_live_cluster("fresh")
+    pods = [_pod(f"p{i}", node="n1") for i in range(COPY_THRESHOLD)]
+    with CaptureQueriesContext(connection) as queries:
+        apply_changes(c.pk, _new_batch(c.pk, pods))
+    looked_up = [q["sql"] for q in queries if "SELECT" in q["sql"] and "podhistory" in q["sql"]]
+    assert looked_up == []
+    assert PodHistory.objects.filter(cluster=c, node_name="n1").count() == COPY_THRESHOLD
+
+
+def test_pods_wrongly_believed_new_keep_one_history_row(db, caplog):
+    import logging
+
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    c = ensure_live_cluster("again")
+    _upsert(c.pk, PODS, _pod("p0"))
+    first = PodHistory.objects.get(cluster=c, name="p0")
+    pods = [_pod(f"p{i}", node="n2") for i in range(COPY_THRESHOLD + 1)]
+    with caplog.at_level(logging.INFO, logger="dashboard.cluster.services.pod_history"):
+        apply_changes(c.pk, _new_batch(c.pk, pods))
+
+    assert "history already" in caplog.text
+    assert PodHistory.objects.filter(cluster=c).count() == COPY_THRESHOLD + 1
+    again = PodHistory.objects.get(cluster=c, name="p0")
+    # the row seen before is updated (bound now), not made anew
+    assert (again.pk, again.first_seen) == (first.pk, first.first_seen)
+    assert again.node_name == "n2" and again.bound_at is not None

@@ -218,7 +218,12 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
                 upserted[spec] = rows
         if "pods" in {s.key for s in set(upserted) | set(deleted)}:
             pods = next((s for s in KINDS if s.key == "pods"), None)
-            pod_history.record(cluster_id, upserted.get(pods, ()), deleted.get(pods, ()))
+            pod_history.record(
+                cluster_id,
+                upserted.get(pods, ()),
+                deleted.get(pods, ()),
+                new=changes.new.get(pods, ()),
+            )
 
         def send() -> None:
             for spec in KINDS:
