@@ -25,82 +25,28 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, get_type_hints
 
 from .cluster import ClusterState
+from .framework import interfaces
 from .framework.cycle_state import CycleState
-from .framework.interfaces import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
-    BatchFilterPlugin,
-    BatchScoreExtensions,
-    BatchScorePlugin,
-    BindPlugin,
-    FilterPlugin,
-    Handle,
-    NodeLocalFilterPlugin,
-    NodeLocalScorePlugin,
-    NodeScore,
-    NodeToStatus,
-    PermitPlugin,
-    Plugin,
-    PodBlindFilterPlugin,
-    PostBindPlugin,
-    PostFilterPlugin,
-    PostFilterResult,
-    PreBindPlugin,
-    PreEnqueuePlugin,
-    PreFilterExtensions,
-    PreFilterPlugin,
-    PreFilterResult,
-    PreScorePlugin,
-    QueueSortPlugin,
-    ReservePlugin,
-    ScoreExtensions,
-    ScorePlugin,
-    implemented_points,
-)
+from .framework.interfaces import *  # noqa: F403  (the interfaces are the plugin API)
+from .framework.interfaces import implemented_points
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
 from .objects import Node, Pod
 from .scheduler.requeue import POD_ADD, POD_DELETE
 
+# the interfaces' own names, and what a plugin needs beside them
 __all__ = [
-    "MAX_NODE_SCORE",
-    "MIN_NODE_SCORE",
+    *interfaces.__all__,
     "POD_ADD",
     "POD_DELETE",
     "ArgsProblem",
-    "BatchFilterPlugin",
-    "BatchScoreExtensions",
-    "BatchScorePlugin",
-    "BindPlugin",
     "ClusterState",
     "Code",
     "CycleState",
-    "FilterPlugin",
-    "Handle",
     "Node",
     "NodeInfo",
-    "NodeLocalFilterPlugin",
-    "NodeLocalScorePlugin",
-    "NodeScore",
-    "NodeToStatus",
-    "PermitPlugin",
-    "Plugin",
     "PluginArgs",
     "Pod",
-    "PodBlindFilterPlugin",
-    "PostBindPlugin",
-    "PostFilterPlugin",
-    "PostFilterResult",
-    "PreBindPlugin",
-    "PreEnqueuePlugin",
-    "PreFilterExtensions",
-    "PreFilterPlugin",
-    "PreFilterResult",
-    "PreScorePlugin",
-    "QueueSortPlugin",
-    "ReservePlugin",
-    "ScoreExtensions",
-    "ScorePlugin",
     "Status",
     "check_plugin_class",
     "implemented_points",

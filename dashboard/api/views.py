@@ -55,6 +55,11 @@ NODE_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 NAMESPACED = r"(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[^/]+)"
 
 
+def _other_schema(what: str) -> OpenApiParameter:
+    """The ``other`` parameter of a comparison of two objects of one kind."""
+    return id_schema("other", f"the {what} to compare with", required=True)
+
+
 class Base(viewsets.GenericViewSet):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [RolePermission]
@@ -67,6 +72,12 @@ class Base(viewsets.GenericViewSet):
         except ValidationError:
             raise NotFound("No object has this id.") from None
         return super().get_object()
+
+    def with_other(self, others: QuerySet[Any]) -> tuple[Any, Any]:
+        """This object and the one ``?other=`` names among ``others`` (400 for a bad id, 404 for
+        a missing one)."""
+        other = int_param(self.request, "other", lo=1)
+        return self.get_object(), get_object_or_404(others, pk=other)
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, BadInput):
@@ -116,14 +127,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         # with include=nodes, every node's record: megabytes at thousands of nodes, by orjson
         renderer_classes=fast_json_renderers(),
     )
-    def explanation(
-        self,
-        request: Request,
-        pk: str | None = None,
-        namespace: str = "",
-        name: str = "",
-        **kw: Any,
-    ) -> Response:
+    def explanation(self, request: Request, namespace: str, name: str, **kw: Any) -> Response:
         raw = request.query_params.getlist("include")
         try:
             include = parse_include(raw)
@@ -162,14 +166,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         methods=["get"],
         url_path=rf"gangs/{NAMESPACED}",
     )
-    def gang(
-        self,
-        request: Request,
-        pk: str | None = None,
-        namespace: str = "",
-        name: str = "",
-        **kw: Any,
-    ) -> Response:
+    def gang(self, request: Request, namespace: str, name: str, **kw: Any) -> Response:
         """One pod group with pending members, diagnosed as a job."""
         cluster = self.get_object()
         api = request.query_params.get("api")
@@ -384,15 +381,10 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
             qs = qs.filter(profile_id=profile)
         return qs
 
-    @extend_schema(
-        parameters=[id_schema("other", "the version to compare with", required=True)],
-        responses=s.DiffSerializer,
-    )
+    @extend_schema(parameters=[_other_schema("version")], responses=s.DiffSerializer)
     @action(detail=True, methods=["get"])
     def diff(self, request: Request, pk: str | None = None) -> Response:
-        other = int_param(request, "other", lo=1)
-        a = self.get_object()
-        b = get_object_or_404(ProfileVersion, pk=other)
+        a, b = self.with_other(ProfileVersion.objects.all())
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
     @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
@@ -476,15 +468,10 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         run = dryrun_services.cancel_dry_run(self.get_object())
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(
-        parameters=[id_schema("other", "the dry-run to compare with", required=True)],
-        responses=s.CompareSerializer,
-    )
+    @extend_schema(parameters=[_other_schema("dry-run")], responses=s.CompareSerializer)
     @action(detail=True, methods=["get"])
     def compare(self, request: Request, pk: str | None = None) -> Response:
-        other = int_param(request, "other", lo=1)
-        a = self.get_object()
-        b = get_object_or_404(self.get_queryset(), pk=other)
+        a, b = self.with_other(self.get_queryset())
         return Response(dryrun_services.compare_dry_runs(a, b))
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "invalid_score",
     "no_node_satisfies",
     "plugin_error",
+    "rejected_or_wrapped",
     "score_failed",
     "wrap",
 ]
@@ -41,6 +42,14 @@ def wrap(status: Status, fmt: str, plugin: str) -> Status:
     """Upstream's ``fmt.Errorf("running X plugin %q: %w", ...)`` around a non-rejection."""
     msg = fmt.format(plugin=plugin, msg=status.message())
     return Status(Code.ERROR, msg, plugin=plugin, error=status.error)
+
+
+def rejected_or_wrapped(status: Status, fmt: str, plugin: str) -> Status:
+    """A failure at Reserve, PreBind or Bind: a rejection names its plugin, the rest is wrapped."""
+    if status.code in _REJECTED:
+        status.plugin = plugin
+        return status
+    return wrap(status, fmt, plugin)
 
 
 # -- what each extension point's method answers: (status, anything else) ------------

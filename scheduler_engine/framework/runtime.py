@@ -54,6 +54,7 @@ from .outcomes import (
     invalid_score,
     no_node_satisfies,
     plugin_error,
+    rejected_or_wrapped,
     score_failed,
     wrap,
 )
@@ -458,10 +459,7 @@ class Framework(FilterLoop):
         for name, pl in self.reserve_plugins:
             s, _ = self._call("reserve", pod, node, name, pl.reserve, state, pod, node)
             if s is not None and s.code != Code.SUCCESS:
-                if s.is_rejected():
-                    s.plugin = name
-                    return s
-                return wrap(s, 'running Reserve plugin "{plugin}": {msg}', name)
+                return rejected_or_wrapped(s, 'running Reserve plugin "{plugin}": {msg}', name)
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -503,10 +501,7 @@ class Framework(FilterLoop):
         for name, pl in self.pre_bind_plugins:
             s, _ = self._call("preBind", pod, node, name, pl.pre_bind, state, pod, node)
             if s is not None and s.code not in (Code.SUCCESS, Code.SKIP):
-                if s.is_rejected():
-                    s.plugin = name
-                    return s
-                return wrap(s, 'running PreBind plugin "{plugin}": {msg}', name)
+                return rejected_or_wrapped(s, 'running PreBind plugin "{plugin}": {msg}', name)
         return None
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node: str) -> Status | None:
@@ -519,10 +514,7 @@ class Framework(FilterLoop):
             if status is not None and status.code == Code.SKIP:
                 continue
             if status is not None and status.code != Code.SUCCESS:
-                if status.is_rejected():
-                    status.plugin = name
-                    return status
-                return wrap(status, 'running Bind plugin "{plugin}": {msg}', name)
+                return rejected_or_wrapped(status, 'running Bind plugin "{plugin}": {msg}', name)
             return status
         return status
 

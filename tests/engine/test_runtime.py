@@ -410,6 +410,34 @@ def test_bind_skip_passes_to_next_binder():
     assert b.calls
 
 
+@pytest.mark.parametrize(
+    ("point", "run", "label"),
+    [
+        ("reserve", "run_reserve_plugins_reserve", "Reserve"),
+        ("preBind", "run_pre_bind_plugins", "PreBind"),
+        ("bind", "run_bind_plugins", "Bind"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("answer", "code", "message"),
+    [
+        (Status(Code.UNSCHEDULABLE, "no room", plugin="Other"), Code.UNSCHEDULABLE, "no room"),
+        (Status(Code.PENDING, "later"), Code.PENDING, "later"),
+        (Status(Code.ERROR, "bad"), Code.ERROR, 'running {label} plugin "A": bad'),
+        (Status(Code.WAIT, "hold"), Code.ERROR, 'running {label} plugin "A": hold'),
+    ],
+    ids=["rejection", "pending", "error", "wait"],
+)
+def test_reserve_prebind_and_bind_name_a_rejection_and_wrap_the_rest(
+    point, run, label, answer, code, message
+):
+    method = {"reserve": "reserve", "preBind": "pre_bind", "bind": "bind"}[point]
+    a = Fake("A", **{method: answer}, unreserve=None)
+    fwk, _ = build_framework({point: ["A"]}, [a], NODES)
+    s = getattr(fwk, run)(CycleState(), POD, "n0")
+    assert (s.code, s.plugin, s.message()) == (code, "A", message.format(label=label))
+
+
 def test_bind_without_binders_is_skip():
     fwk, _ = build_framework({}, [], NODES)
     assert fwk.run_bind_plugins(CycleState(), POD, "n0").code == Code.SKIP

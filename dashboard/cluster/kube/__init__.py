@@ -2,28 +2,9 @@
 
 from __future__ import annotations
 
+from . import errors
 from .client import KubeClient, KubeSource, ListPage, WatchEvent, build_api_client
-from .errors import (
-    KubeApiError,
-    KubeAuthError,
-    KubeConfigError,
-    KubeError,
-    KubeGone,
-    KubeNotFound,
-    KubeUnreachable,
-)
+from .errors import *  # noqa: F403
 
-__all__ = [
-    "KubeApiError",
-    "KubeAuthError",
-    "KubeClient",
-    "KubeConfigError",
-    "KubeError",
-    "KubeGone",
-    "KubeNotFound",
-    "KubeSource",
-    "KubeUnreachable",
-    "ListPage",
-    "WatchEvent",
-    "build_api_client",
-]
+__all__ = ["KubeClient", "KubeSource", "ListPage", "WatchEvent", "build_api_client"]
+__all__ += errors.__all__
