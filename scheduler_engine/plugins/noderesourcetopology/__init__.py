@@ -26,6 +26,7 @@ from .filter import (
     ERR_ALIGN_INIT_CONTAINER,
     ERR_ALIGN_POD,
     HANDLERS,
+    NodeNUMA,
 )
 from .numa import BEST_EFFORT, GUARANTEED, create_numa_node_list, include_non_native, pod_qos
 from .score import score_node
@@ -92,7 +93,7 @@ class TopologyMatch:
         handler = HANDLERS.get(manager.scope)
         if handler is None:
             return None
-        return handler(pod.raw, node_info, manager, create_numa_node_list(nrt), qos)
+        return handler(pod.raw, NodeNUMA(node_info, manager, create_numa_node_list(nrt), qos))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         qos = self._qos(pod)

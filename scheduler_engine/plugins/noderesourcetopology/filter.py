@@ -9,6 +9,7 @@ for explanations.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "ERR_ALIGN_INIT_CONTAINER",
     "ERR_ALIGN_POD",
     "ERR_INVALID_TOPOLOGY",
+    "NodeNUMA",
     "single_numa_container_level",
     "single_numa_pod_level",
 ]
@@ -54,14 +56,22 @@ def _at_node(node_info: NodeInfo, name: str) -> bool:
     return name in _ALWAYS_AT_NODE or name in node_info.node.allocatable.scalar
 
 
+@dataclass(slots=True)
+class NodeNUMA:
+    """What a pod is aligned against: the node, its topology manager, its NUMA nodes
+    (what is left of them as containers are placed) and the pod's QoS class."""
+
+    node_info: NodeInfo
+    manager: TopologyManager
+    numa_nodes: list[NUMANode]
+    qos: str
+
+
 def resources_available_in_any_numa_node(
-    node_info: NodeInfo,
-    manager: TopologyManager,
-    numa_nodes: list[NUMANode],
-    qos: str,
-    resources: ResourceList,
+    node: NodeNUMA, resources: ResourceList
 ) -> tuple[int, bool, str]:
     """(NUMA id the kubelet would pick, whether one fits, why not) — upstream's check."""
+    node_info, numa_nodes, qos = node.node_info, node.numa_nodes, node.qos
     candidates = set(range(64))  # a full bitmask: every NUMA node may do
     why = ""
     for name, quantity in resources.items():
@@ -90,12 +100,13 @@ def resources_available_in_any_numa_node(
                 why = f"no NUMA node has {asked} available ({', '.join(short)})"
             else:
                 why = f"no NUMA node that fits the other resources has {asked} available"
-            return manager.max_numa_nodes, False, why
+            return node.manager.max_numa_nodes, False, why
     return min(candidates), True, ""
 
 
-def _subtract(numa_nodes: list[NUMANode], numa_id: int, qos: str, requests: ResourceList) -> None:
-    for numa in numa_nodes:
+def _subtract(node: NodeNUMA, numa_id: int, requests: ResourceList) -> None:
+    qos = node.qos
+    for numa in node.numa_nodes:
         if numa.numa_id != numa_id:
             continue
         for name, q in requests.items():
@@ -125,19 +136,11 @@ def _status(reason: str, detail: str) -> Status:
     return s
 
 
-def single_numa_container_level(
-    pod_raw: Mapping[str, Any],
-    node_info: NodeInfo,
-    manager: TopologyManager,
-    numa_nodes: list[NUMANode],
-    qos: str,
-) -> Status | None:
+def single_numa_container_level(pod_raw: Mapping[str, Any], node: NodeNUMA) -> Status | None:
     inits, apps = init_and_app_containers(pod_raw)
     # init containers run one after another, before the app containers
     for c in inits:
-        _, ok, why = resources_available_in_any_numa_node(
-            node_info, manager, numa_nodes, qos, container_requests(c)
-        )
+        _, ok, why = resources_available_in_any_numa_node(node, container_requests(c))
         if not ok:
             # a restartable init container is a sidecar: "cannot align sidecar container"
             kind = "sidecar" if c.get("restartPolicy") == "Always" else "init"
@@ -147,30 +150,20 @@ def single_numa_container_level(
     placed: list[str] = []
     for c in apps:
         reqs = container_requests(c)
-        numa_id, ok, why = resources_available_in_any_numa_node(
-            node_info, manager, numa_nodes, qos, reqs
-        )
+        numa_id, ok, why = resources_available_in_any_numa_node(node, reqs)
         if not ok:
             after = f" (after {', '.join(placed)})" if placed else ""
             return _status(ERR_ALIGN_CONTAINER, f"container {c.get('name')}: {why}{after}")
         try:
-            _subtract(numa_nodes, numa_id, qos, reqs)
+            _subtract(node, numa_id, reqs)
         except ValueError as exc:
             return Status(Code.ERROR, "inconsistent resource accounting", str(exc))
         placed.append(f"{c.get('name')} on node-{numa_id}")
     return _ok(f"containers aligned: {', '.join(placed)}")
 
 
-def single_numa_pod_level(
-    pod_raw: Mapping[str, Any],
-    node_info: NodeInfo,
-    manager: TopologyManager,
-    numa_nodes: list[NUMANode],
-    qos: str,
-) -> Status | None:
-    numa_id, ok, why = resources_available_in_any_numa_node(
-        node_info, manager, numa_nodes, qos, pod_effective_request(pod_raw)
-    )
+def single_numa_pod_level(pod_raw: Mapping[str, Any], node: NodeNUMA) -> Status | None:
+    numa_id, ok, why = resources_available_in_any_numa_node(node, pod_effective_request(pod_raw))
     if not ok:
         return _status(ERR_ALIGN_POD, f"pod: {why}")
     return _ok(f"pod aligned on node-{numa_id}")
