@@ -236,20 +236,32 @@ def _importance(pod: Pod) -> tuple[int, float | None]:
     return (-pod.priority, pod.start_ts)
 
 
+def _priority(pod: Pod) -> int:
+    return -pod.priority
+
+
 def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
     """``go_sort_slice(pods, more_important(clock))``, by a key when it can be.
 
     When every pod has a start time, MoreImportantPod is the order of
     (higher priority, earlier start time): a strict weak order, under which
     Go's insertion sort and Python's stable sort keep equal pods in the same
-    (given) order, so one key per pod replaces the pairwise comparisons. A pod
-    without one compares as "now", inconsistently: the pairwise sort.
+    (given) order, so one key per pod replaces the pairwise comparisons.
+    When none has one, each compares as a later "now": of two pods of equal
+    priority, the one asked about first is the more important, so the
+    insertion sort (up to 12 pods) moves each pod in front of the equal ones
+    before it (their order reversed), and the longer slices' comparison
+    counts them equal (their order kept). Otherwise the pairwise sort.
     """
-    for p in pods:
-        if p.start_ts is None:
-            go_sort_slice(pods, more_important(clock))
-            return
-    pods.sort(key=_importance)
+    known = sum(p.start_ts is not None for p in pods)
+    if known == len(pods):
+        pods.sort(key=_importance)
+    elif known:
+        go_sort_slice(pods, more_important(clock))
+    else:
+        if len(pods) <= 12:
+            pods.reverse()
+        pods.sort(key=_priority)
 
 
 def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
