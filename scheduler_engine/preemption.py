@@ -23,7 +23,6 @@ drawing randomness from the run's seeded RNG.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from .framework.cycle_state import CycleState
 from .framework.interfaces import NodeToStatus, NominatingInfo, PostFilterResult
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
+from .gosort import go_sort_slice
 from .scheduler.messages import fit_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -258,46 +258,21 @@ def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
 
     When every pod has a start time, MoreImportantPod is the order of
     (higher priority, earlier start time): a strict weak order, under which
-    Go's insertion sort and Python's stable sort keep equal pods in the same
-    (given) order, so one key per pod replaces the pairwise comparisons. A pod
-    without one compares as "now", inconsistently: the pairwise sort.
+    Go's insertion sort (up to 12 pods) and Python's stable sort keep equal
+    pods in the same (given) order, so one key per pod replaces the pairwise
+    comparisons; longer lists take Go's pdqsort over the keys. A pod without
+    one compares as "now", inconsistently: the pairwise sort.
     """
     for p in pods:
         if p.start_ts is None:
             go_sort_slice(pods, more_important(clock))
             return
-    pods.sort(key=_importance)
-
-
-def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
-    """Sort in place as Go's ``sort.Slice`` orders short slices.
-
-    ``sort.Slice`` is not stable; for up to 12 elements it is an insertion
-    sort, which this reproduces exactly (``less`` may be inconsistent, as
-    upstream's start-time comparison is for pods without a start time).
-    Longer slices go through pdqsort upstream; they are sorted stably here,
-    which agrees whenever ``less`` is a strict weak order (not for pods of
-    equal priority without start times, whose upstream order is pdqsort's).
-    """
-    n = len(items)
-    if n <= 12:
-        for i in range(1, n):
-            j = i
-            while j > 0 and less(items[j], items[j - 1]):
-                items[j], items[j - 1] = items[j - 1], items[j]
-                j -= 1
+    if len(pods) <= 12:
+        pods.sort(key=_importance)  # Go's insertion sort: stable, as this is
         return
-
-    def cmp(a: Any, b: Any) -> int:
-        # pairs that are each "less" than the other (no start times) count as equal
-        ab, ba = less(a, b), less(b, a)
-        if ab and not ba:
-            return -1
-        if ba and not ab:
-            return 1
-        return 0
-
-    items.sort(key=functools.cmp_to_key(cmp))
+    # longer slices: Go's pdqsort, which may reorder equal pods, over the keys
+    key = {id(p): _importance(p) for p in pods}
+    go_sort_slice(pods, lambda a, b: key[id(a)] < key[id(b)])
 
 
 def get_earliest_pod_start_time(victims: Victims, clock: PodClock) -> tuple[float, int] | None:
