@@ -66,6 +66,9 @@ class ClusterState:
     # node name → its NodeResourceTopology (the raw objects are also in ``objects``)
     node_topologies: dict[str, NodeResourceTopology] = field(default_factory=dict)
     source: str | None = None
+    # when known: ``pods[:running_first]`` are all running and the rest all pending
+    # (what a caller holding them apart saves each run a pass over every pod)
+    running_first: int | None = None
 
     def __post_init__(self) -> None:
         if not self.node_topologies and self.objects.get(NRT_KIND):
@@ -74,7 +77,10 @@ class ClusterState:
     def with_pending_copied(self) -> ClusterState:
         """A working copy for one run: pending pods are copied, since scheduling sets
         their node and nomination; running pods are shared."""
-        return self.replaced(pods=[p if p.node_name else copy.copy(p) for p in self.pods])
+        n = self.running_first
+        if n is None:
+            return self.replaced(pods=[p if p.node_name else copy.copy(p) for p in self.pods])
+        return self.replaced(pods=[*self.pods[:n], *map(copy.copy, self.pods[n:])])
 
     def replaced(
         self, pods: Iterable[Pod] | None = None, nodes: Iterable[Node] | None = None

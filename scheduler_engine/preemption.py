@@ -59,6 +59,7 @@ __all__ = [
     "more_important",
     "more_important_pod",
     "pick_one_node_for_preemption",
+    "sort_by_importance",
 ]
 
 MAX_INT32 = 2**31 - 1
@@ -229,6 +230,26 @@ def more_important(clock: PodClock) -> Callable[[Pod, Pod], bool]:
 def more_important_pod(p1: Pod, p2: Pod, clock: PodClock) -> bool:
     """Higher priority first; equal priority: the pod that started earlier (``util.MoreImportantPod``)."""
     return more_important(clock)(p1, p2)
+
+
+def _importance(pod: Pod) -> tuple[int, float | None]:
+    return (-pod.priority, pod.start_ts)
+
+
+def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
+    """``go_sort_slice(pods, more_important(clock))``, by a key when it can be.
+
+    When every pod has a start time, MoreImportantPod is the order of
+    (higher priority, earlier start time): a strict weak order, under which
+    Go's insertion sort and Python's stable sort keep equal pods in the same
+    (given) order, so one key per pod replaces the pairwise comparisons. A pod
+    without one compares as "now", inconsistently: the pairwise sort.
+    """
+    for p in pods:
+        if p.start_ts is None:
+            go_sort_slice(pods, more_important(clock))
+            return
+    pods.sort(key=_importance)
 
 
 def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:

@@ -208,7 +208,12 @@ class _Run:
         # the events plugins of one's own register (plugin_api's EVENTS)
         self.plugin_events = registry.requeue_events()
         work = cluster.with_pending_copied()
-        self.running = [p for p in work.pods if p.node_name]
+        split = cluster.running_first
+        if split is None:
+            self.running = [p for p in work.pods if p.node_name]
+            self.pending = [p for p in work.pods if not p.node_name]
+        else:
+            self.running, self.pending = work.pods[:split], work.pods[split:]
         if snapshot is None:
             snapshot = Snapshot(work.nodes, self.running, work.namespaces)
         else:
@@ -235,7 +240,6 @@ class _Run:
         )
         first = next(iter(self.frameworks.values()), None)
         self.less = first.queue_sort_less() if first is not None else (lambda a, b: False)
-        self.pending = [p for p in work.pods if not p.node_name]
         # results of pods never queued; queued pods' states, by pod key
         self.results: dict[str, PodResult] = {}
         self.states: dict[str, _PodState] = {}

@@ -355,6 +355,8 @@ class WarmCluster:
                 objects={k: list(v.values()) for k, v in self._objects.items()},
                 node_topologies=dict(self._topologies),
                 source=self.source,
+                # every warm pod is bound, and ``pending`` none (``_pending``)
+                running_first=len(self._pods),
             )
 
     def _pending(self, pod_obj: Mapping[str, Any]) -> Pod:

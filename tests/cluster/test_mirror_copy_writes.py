@@ -6,8 +6,9 @@ import logging
 
 from dashboard.cluster.kinds import KINDS_BY_KEY, object_row
 from dashboard.cluster.models import Node, Pod
-from dashboard.cluster.services.cluster_state import COPY_THRESHOLD, Changes, apply_changes
+from dashboard.cluster.services.cluster_state import Changes, apply_changes
 from dashboard.cluster.services.clusters import ensure_live_cluster
+from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
 from tests.support import objects as b
 
 PODS, NODES = KINDS_BY_KEY["pods"], KINDS_BY_KEY["nodes"]

@@ -9,7 +9,7 @@ from django.db import OperationalError
 
 from dashboard.cluster.mirror import MirrorOptions
 from dashboard.cluster.models import Pod
-from dashboard.cluster.services import cluster_state
+from dashboard.cluster.services import cluster_state, pgcopy
 from tests.support import objects as b
 from tests.support.mirror import FAST, wait_until, wait_watching
 
@@ -25,7 +25,7 @@ def _stored(cluster) -> dict[str, str]:
 
 
 def test_failed_writes_are_retried_in_order(kube, live_cluster, start_mirror, monkeypatch):
-    n = cluster_state.COPY_THRESHOLD * 3
+    n = pgcopy.COPY_THRESHOLD * 3
     for i in range(n):
         kube.apply(b.pod(f"p{i}"))
     real = cluster_state.apply_changes
@@ -58,7 +58,7 @@ def test_failed_writes_are_retried_in_order(kube, live_cluster, start_mirror, mo
 def test_a_relist_removes_what_disappeared_while_batches_were_in_flight(
     kube, live_cluster, start_mirror
 ):
-    n = cluster_state.COPY_THRESHOLD * 2
+    n = pgcopy.COPY_THRESHOLD * 2
     for i in range(n):
         kube.apply(b.pod(f"p{i}"))
     start_mirror(live_cluster, _options(100))

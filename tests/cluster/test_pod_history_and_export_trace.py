@@ -102,3 +102,77 @@ def test_export_trace_replays(db, tmp_path: Path):
 def test_export_trace_names_a_missing_cluster(db):
     with pytest.raises(CommandError, match="'nope': no such cluster"):
         call_command("export_trace", "nope")
+
+
+def test_a_large_batch_keeps_the_history_a_small_one_keeps(db):
+    """A batch big enough for COPY (an initial sync) stores every history column
+    as batches small enough for the ORM do."""
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    n = COPY_THRESHOLD + 5
+    pods = [_pod(f"p{i}", node="n1" if i % 3 else None, gpus=i % 2) for i in range(n)]
+    pods[1]["status"] = {
+        "conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-30T10:00:09Z"}
+        ]
+    }
+    pods[2]["metadata"].pop("creationTimestamp")
+    big, small = ensure_live_cluster("big"), ensure_live_cluster("small")
+    now = timezone.now()
+    pod_history.record(big.pk, [object_row(PODS, big.pk, p) for p in pods], [], now)
+    for p in pods:
+        pod_history.record(small.pk, [object_row(PODS, small.pk, p)], [], now)
+
+    def stored(cluster):
+        fields = ("namespace", "name", "uid", "obj", "node_name", "created_at", "bound_at")
+        rows = PodHistory.objects.filter(cluster=cluster).order_by("uid")
+        return [(*(getattr(h, f) for f in fields), h.deleted_at, h.first_seen) for h in rows]
+
+    assert len(stored(big)) == n
+    assert stored(big) == stored(small)
+    assert PodHistory.objects.get(cluster=big, name="p1").bound_at.second == 9
+    assert PodHistory.objects.get(cluster=big, name="p2").created_at == now
+
+
+def _new_batch(cluster_id, pods):
+    changes = Changes()
+    for p in pods:
+        changes.upsert(PODS, object_row(PODS, cluster_id, p), new=True)
+    return changes
+
+
+def test_pods_believed_new_are_not_looked_up(db):
+    """An initial sync's pods have no history: looking each page up found nothing,
+    and without table statistics PostgreSQL read every history row to find it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    c = ensure_live_cluster("fresh")
+    pods = [_pod(f"p{i}", node="n1") for i in range(COPY_THRESHOLD)]
+    with CaptureQueriesContext(connection) as queries:
+        apply_changes(c.pk, _new_batch(c.pk, pods))
+    looked_up = [q["sql"] for q in queries if "SELECT" in q["sql"] and "podhistory" in q["sql"]]
+    assert looked_up == []
+    assert PodHistory.objects.filter(cluster=c, node_name="n1").count() == COPY_THRESHOLD
+
+
+def test_pods_wrongly_believed_new_keep_one_history_row(db, caplog):
+    import logging
+
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
+
+    c = ensure_live_cluster("again")
+    _upsert(c.pk, PODS, _pod("p0"))
+    first = PodHistory.objects.get(cluster=c, name="p0")
+    pods = [_pod(f"p{i}", node="n2") for i in range(COPY_THRESHOLD + 1)]
+    with caplog.at_level(logging.INFO, logger="dashboard.cluster.services.pod_history"):
+        apply_changes(c.pk, _new_batch(c.pk, pods))
+
+    assert "history already" in caplog.text
+    assert PodHistory.objects.filter(cluster=c).count() == COPY_THRESHOLD + 1
+    again = PodHistory.objects.get(cluster=c, name="p0")
+    # the row seen before is updated (bound now), not made anew
+    assert (again.pk, again.first_seen) == (first.pk, first.first_seen)
+    assert again.node_name == "n2" and again.bound_at is not None

@@ -120,8 +120,8 @@ def test_load_demo_loads_a_snapshot(db):
 
 
 def test_large_batches_take_the_copy_path_and_upsert(db):
-    from dashboard.cluster.services.cluster_state import COPY_THRESHOLD
     from dashboard.cluster.services.clusters import ensure_snapshot_cluster
+    from dashboard.cluster.services.pgcopy import COPY_THRESHOLD
     from dashboard.cluster.services.snapshots import import_objects
     from tests.support import objects as b
 

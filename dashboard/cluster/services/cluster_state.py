@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -10,13 +9,13 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-import orjson
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from ..kinds import KINDS, KindSpec, Row
 from ..models import KubeObject
 from . import broadcast, pod_history
+from .pgcopy import dumps, uses_copy
 
 __all__ = ["Changes", "apply_changes", "known_versions"]
 
@@ -25,8 +24,6 @@ log = logging.getLogger(__name__)
 Key = tuple[str, str]
 _KEY_FIELDS = {"id", "cluster", "kind", "namespace", "name"}
 BULK_SIZE = 1000
-# Batches at least this big use COPY on PostgreSQL (see _copy_upsert).
-COPY_THRESHOLD = 200
 
 
 @dataclass(slots=True)
@@ -82,15 +79,6 @@ def _delete_keys(spec: KindSpec, cluster_id: int, keys: Iterable[Key]) -> int:
     return deleted
 
 
-def _dumps(obj: Any) -> str:
-    # orjson is several times faster than json.dumps on the COPY path
-    try:
-        return orjson.dumps(obj).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        # e.g. an integer beyond 64 bits: json can write it
-        return json.dumps(obj, separators=(",", ":"))
-
-
 @dataclass(frozen=True, slots=True)
 class _CopyPlan:
     """How a kind's rows go through COPY: columns, and a row's values in that order."""
@@ -143,11 +131,11 @@ def _copy(raw: Any, plan: _CopyPlan, target: str, rows: list[KubeObject | Row]) 
         if json_names == ("obj",):
             for row in rows:
                 d = row.__dict__
-                write((*get(d), _dumps(d["obj"]), now))
+                write((*get(d), dumps(d["obj"]), now))
         else:
             for row in rows:
                 d = row.__dict__
-                write((*get(d), *[_dumps(d[n]) for n in json_names], now))
+                write((*get(d), *[dumps(d[n]) for n in json_names], now))
     for row in rows:
         row.updated_at = now
 
@@ -210,7 +198,7 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
             rows = list(by_key.values())
             if rows:
                 new_keys = changes.new.get(spec)
-                if len(rows) >= COPY_THRESHOLD and connection.vendor == "postgresql":
+                if uses_copy(len(rows)):
                     if new_keys:
                         fresh = [by_key[k] for k in by_key.keys() & new_keys]
                         _copy_insert(spec, fresh)
@@ -230,7 +218,12 @@ def apply_changes(cluster_id: int, changes: Changes) -> None:
                 upserted[spec] = rows
         if "pods" in {s.key for s in set(upserted) | set(deleted)}:
             pods = next((s for s in KINDS if s.key == "pods"), None)
-            pod_history.record(cluster_id, upserted.get(pods, ()), deleted.get(pods, ()))
+            pod_history.record(
+                cluster_id,
+                upserted.get(pods, ()),
+                deleted.get(pods, ()),
+                new=changes.new.get(pods, ()),
+            )
 
         def send() -> None:
             for spec in KINDS:
