@@ -27,7 +27,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .framework.cycle_state import CycleState
 from .framework.interfaces import NodeToStatus, NominatingInfo, PostFilterResult
@@ -50,6 +50,7 @@ __all__ = [
     "PdbBudgets",
     "PodClock",
     "PreemptionInterface",
+    "PreemptionShortcuts",
     "Victims",
     "aggregate_error_message",
     "fit_error_message",
@@ -174,6 +175,22 @@ class PreemptionInterface(Protocol):
         self, nodes_to_victims: dict[str, Victims]
     ) -> list[Callable[[str], int]] | None:
         """Custom criteria for choosing among candidates; ``None`` for upstream's defaults."""
+        ...
+
+
+@runtime_checkable
+class PreemptionShortcuts(Protocol):
+    """What a :class:`PreemptionInterface` may add to make the dry run cheaper, same answers.
+
+    Both are optional: the evaluator reads them only through this Protocol,
+    and ``fast_dry_run`` only when it is ``True``.
+    """
+
+    #: answer node by node with :meth:`no_possible_victims` before copying a node
+    fast_dry_run: bool
+
+    def no_possible_victims(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """The status every node of ``nodes`` gets when none of them has a victim, else ``None``."""
         ...
 
 
@@ -445,15 +462,15 @@ class Evaluator:
         errors: list[str] = []
         n = len(potential_nodes)
         # nodes where no pod may be evicted give the same answer without the copies
-        no_victims = getattr(self.interface, "no_possible_victims", None)
-        if no_victims is not None:
-            st = no_victims(pod, potential_nodes)
+        no_victims = None
+        if isinstance(self.interface, PreemptionShortcuts):
+            st = self.interface.no_possible_victims(pod, potential_nodes)
             if st is not None:
                 for ni in potential_nodes:
                     statuses.set(ni.name, st)
                 return [], statuses, errors
-        if not getattr(self.interface, "fast_dry_run", False):
-            no_victims = None
+            if self.interface.fast_dry_run is True:
+                no_victims = self.interface.no_possible_victims
         for i in range(n):
             ni = potential_nodes[(offset + i) % n]
             if no_victims is not None:
