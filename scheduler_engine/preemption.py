@@ -253,6 +253,10 @@ def _importance(pod: Pod) -> tuple[int, float | None]:
     return (-pod.priority, pod.start_ts)
 
 
+def _priority(pod: Pod) -> int:
+    return -pod.priority
+
+
 def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
     """``go_sort_slice(pods, more_important(clock))``, by a key when it can be.
 
@@ -260,13 +264,20 @@ def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
     (higher priority, earlier start time): a strict weak order, under which
     Go's insertion sort (up to 12 pods) and Python's stable sort keep equal
     pods in the same (given) order, so one key per pod replaces the pairwise
-    comparisons; longer lists take Go's pdqsort over the keys. A pod without
-    one compares as "now", inconsistently: the pairwise sort.
+    comparisons; longer lists take Go's pdqsort over the keys. When none of
+    up to 12 pods has one, each compares as a later "now": of two pods of
+    equal priority the one asked about first is the more important, so the
+    insertion sort moves each pod in front of the equal ones before it (their
+    order reversed). Otherwise the pairwise sort.
     """
-    for p in pods:
-        if p.start_ts is None:
+    known = sum(p.start_ts is not None for p in pods)
+    if known < len(pods):
+        if known or len(pods) > 12:
             go_sort_slice(pods, more_important(clock))
-            return
+        else:
+            pods.reverse()
+            pods.sort(key=_priority)
+        return
     if len(pods) <= 12:
         pods.sort(key=_importance)  # Go's insertion sort: stable, as this is
         return
