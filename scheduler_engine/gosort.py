@@ -12,7 +12,9 @@ in the same second, say) can be reproduced exactly, and it calls ``less`` in
 the same sequence, which matters when ``less`` is not a strict weak order
 (upstream's MoreImportantPod for pods without a start time).
 
-``less(a, b)`` takes the elements, not their indices.
+``sort.Sort`` over a ``sort.Interface`` runs the same pdqsort (Go's
+``zsortinterface.go``), so this serves it too. ``less(a, b)`` takes the
+elements, not their indices.
 """
 
 from __future__ import annotations
