@@ -78,12 +78,24 @@ def database_cpu_seconds() -> float:
     return total
 
 
-def synced(cluster_id: int) -> bool:
-    """The mirror says it is watching: every kind listed and its list stored."""
-    from dashboard.cluster.models import Cluster
+def wait_for_sync(cluster_id: int, nodes: int, pods: int, *, count_rows: bool) -> float:
+    """Seconds until the mirror says it is watching (every kind listed, its list
+    stored), then checks the rows once; ``count_rows``: until COUNT(*) finds them."""
+    from dashboard.cluster.models import Cluster, Node, Pod
 
-    watching = Cluster.MirrorStatus.WATCHING
-    return Cluster.objects.filter(pk=cluster_id, mirror_status=watching).exists()
+    def stored() -> bool:
+        return (
+            Pod.objects.filter(cluster_id=cluster_id).count() == pods
+            and Node.objects.filter(cluster_id=cluster_id).count() == nodes
+        )
+
+    if count_rows:
+        return wait_for(stored, timeout=300, poll=0.25)
+    watching = Cluster.objects.filter(pk=cluster_id, mirror_status=Cluster.MirrorStatus.WATCHING)
+    sync = wait_for(watching.exists, timeout=300, poll=0.1)
+    if not stored():
+        raise SystemExit("the mirror said it was watching before every row was stored")
+    return sync
 
 
 def session_headers() -> list[tuple[bytes, bytes]]:
@@ -148,7 +160,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from dashboard.cluster.models import Node, Pod
+    from dashboard.cluster.models import Pod
     from dashboard.cluster.services.clusters import ensure_live_cluster
     from tests.support.kubeserver import KubeServer
 
@@ -169,19 +181,8 @@ def main() -> None:
         [sys.executable, "manage.py", "mirror", "--cluster", "bench"], cwd=ROOT, env=env
     )
 
-    def stored() -> bool:
-        return (
-            Pod.objects.filter(cluster=cluster).count() == args.pods
-            and Node.objects.filter(cluster=cluster).count() == args.nodes
-        )
-
     try:
-        if args.count_rows:
-            sync = wait_for(stored, timeout=300, poll=0.25)
-        else:
-            sync = wait_for(lambda: synced(cluster.pk), timeout=300, poll=0.1)
-            if not stored():
-                raise SystemExit("the mirror said it was watching before every row was stored")
+        sync = wait_for_sync(cluster.pk, args.nodes, args.pods, count_rows=args.count_rows)
         sync_cpu, db_cpu = cpu_seconds(proc.pid), database_cpu_seconds()
         print(
             f"initial sync: {sync:.1f}s for {args.nodes} nodes + {args.pods} pods "
