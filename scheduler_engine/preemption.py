@@ -419,7 +419,8 @@ class Evaluator:
         if not all_nodes:
             return [], NodeToStatus(), [MSG_NO_NODES_AVAILABLE]
         # only nodes a filter rejected as Unschedulable: eviction may help there
-        potential = [ni for ni in all_nodes if m.get(ni.name).code == Code.UNSCHEDULABLE]
+        get = m.get
+        potential = [ni for ni in all_nodes if get(ni.node.name).code == Code.UNSCHEDULABLE]
         if not potential:
             return [], NodeToStatus(), []
         pdbs = list(getattr(self.handle.cluster, "pdbs", None) or ())
