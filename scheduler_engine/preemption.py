@@ -23,16 +23,16 @@ drawing randomness from the run's seeded RNG.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .framework.cycle_state import CycleState
 from .framework.interfaces import NodeToStatus, NominatingInfo, PostFilterResult
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
+from .gosort import go_sort_slice
 from .scheduler.messages import fit_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +50,7 @@ __all__ = [
     "PdbBudgets",
     "PodClock",
     "PreemptionInterface",
+    "PreemptionShortcuts",
     "Victims",
     "aggregate_error_message",
     "fit_error_message",
@@ -59,6 +60,7 @@ __all__ = [
     "more_important",
     "more_important_pod",
     "pick_one_node_for_preemption",
+    "sort_by_importance",
 ]
 
 MAX_INT32 = 2**31 - 1
@@ -176,6 +178,22 @@ class PreemptionInterface(Protocol):
         ...
 
 
+@runtime_checkable
+class PreemptionShortcuts(Protocol):
+    """What a :class:`PreemptionInterface` may add to make the dry run cheaper, same answers.
+
+    Both are optional: the evaluator reads them only through this Protocol,
+    and ``fast_dry_run`` only when it is ``True``.
+    """
+
+    #: answer node by node with :meth:`no_possible_victims` before copying a node
+    fast_dry_run: bool
+
+    def no_possible_victims(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """The status every node of ``nodes`` gets when none of them has a victim, else ``None``."""
+        ...
+
+
 # -- Go behaviour reproduced ---------------------------------------------------
 
 
@@ -231,35 +249,41 @@ def more_important_pod(p1: Pod, p2: Pod, clock: PodClock) -> bool:
     return more_important(clock)(p1, p2)
 
 
-def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
-    """Sort in place as Go's ``sort.Slice`` orders short slices.
+def _importance(pod: Pod) -> tuple[int, float | None]:
+    return (-pod.priority, pod.start_ts)
 
-    ``sort.Slice`` is not stable; for up to 12 elements it is an insertion
-    sort, which this reproduces exactly (``less`` may be inconsistent, as
-    upstream's start-time comparison is for pods without a start time).
-    Longer slices go through pdqsort upstream; they are sorted stably here,
-    which agrees whenever ``less`` is a strict weak order (not for pods of
-    equal priority without start times, whose upstream order is pdqsort's).
+
+def _priority(pod: Pod) -> int:
+    return -pod.priority
+
+
+def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
+    """``go_sort_slice(pods, more_important(clock))``, by a key when it can be.
+
+    When every pod has a start time, MoreImportantPod is the order of
+    (higher priority, earlier start time): a strict weak order, under which
+    Go's insertion sort (up to 12 pods) and Python's stable sort keep equal
+    pods in the same (given) order, so one key per pod replaces the pairwise
+    comparisons; longer lists take Go's pdqsort over the keys. When none of
+    up to 12 pods has one, each compares as a later "now": of two pods of
+    equal priority the one asked about first is the more important, so the
+    insertion sort moves each pod in front of the equal ones before it (their
+    order reversed). Otherwise the pairwise sort.
     """
-    n = len(items)
-    if n <= 12:
-        for i in range(1, n):
-            j = i
-            while j > 0 and less(items[j], items[j - 1]):
-                items[j], items[j - 1] = items[j - 1], items[j]
-                j -= 1
+    known = sum(p.start_ts is not None for p in pods)
+    if known < len(pods):
+        if known or len(pods) > 12:
+            go_sort_slice(pods, more_important(clock))
+        else:
+            pods.reverse()
+            pods.sort(key=_priority)
         return
-
-    def cmp(a: Any, b: Any) -> int:
-        # pairs that are each "less" than the other (no start times) count as equal
-        ab, ba = less(a, b), less(b, a)
-        if ab and not ba:
-            return -1
-        if ba and not ab:
-            return 1
-        return 0
-
-    items.sort(key=functools.cmp_to_key(cmp))
+    if len(pods) <= 12:
+        pods.sort(key=_importance)  # Go's insertion sort: stable, as this is
+        return
+    # longer slices: Go's pdqsort, which may reorder equal pods, over the keys
+    key = {id(p): _importance(p) for p in pods}
+    go_sort_slice(pods, lambda a, b: key[id(a)] < key[id(b)])
 
 
 def get_earliest_pod_start_time(victims: Victims, clock: PodClock) -> tuple[float, int] | None:
@@ -395,7 +419,8 @@ class Evaluator:
         if not all_nodes:
             return [], NodeToStatus(), [MSG_NO_NODES_AVAILABLE]
         # only nodes a filter rejected as Unschedulable: eviction may help there
-        potential = [ni for ni in all_nodes if m.get(ni.name).code == Code.UNSCHEDULABLE]
+        get = m.get
+        potential = [ni for ni in all_nodes if get(ni.node.name).code == Code.UNSCHEDULABLE]
         if not potential:
             return [], NodeToStatus(), []
         pdbs = list(getattr(self.handle.cluster, "pdbs", None) or ())
@@ -424,15 +449,15 @@ class Evaluator:
         errors: list[str] = []
         n = len(potential_nodes)
         # nodes where no pod may be evicted give the same answer without the copies
-        no_victims = getattr(self.interface, "no_possible_victims", None)
-        if no_victims is not None:
-            st = no_victims(pod, potential_nodes)
+        no_victims = None
+        if isinstance(self.interface, PreemptionShortcuts):
+            st = self.interface.no_possible_victims(pod, potential_nodes)
             if st is not None:
                 for ni in potential_nodes:
                     statuses.set(ni.name, st)
                 return [], statuses, errors
-        if not getattr(self.interface, "fast_dry_run", False):
-            no_victims = None
+            if self.interface.fast_dry_run is True:
+                no_victims = self.interface.no_possible_victims
         for i in range(n):
             ni = potential_nodes[(offset + i) % n]
             if no_victims is not None:

@@ -200,7 +200,7 @@ class StudyViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
             "(profile_versions[i]), more runs than SCHEDLAB_STUDY_MAX_RUNS (runs, default 200)."
         ),
     )
-    def create(self, request: Request) -> Response:
+    def create(self, request: Request, **kw: Any) -> Response:
         body = StudyCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         study = study_services.create_study(user=request.user, **body.validated_data)
@@ -213,7 +213,7 @@ class StudyViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         "0.5 s, finished runs are kept; 409 when the study has finished.",
     )
     @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk: str | None = None) -> Response:
+    def cancel(self, request: Request, **kw: Any) -> Response:
         study = study_services.cancel_study(self.get_object())
         return Response(StudySerializer(study).data, status=status.HTTP_202_ACCEPTED)
 
@@ -226,7 +226,7 @@ class StudyViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         "each run's summary and unallocated-GPU curve).",
     )
     @action(detail=True, methods=["get"])
-    def export(self, request: Request, pk: str | None = None) -> Any:
+    def export(self, request: Request, **kw: Any) -> Any:
         study = self.get_object()
         kind = request.query_params.get("type", "json")
         if kind not in ("json", "csv"):

@@ -142,7 +142,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(operation_id="clusters_gangs_list", responses=s.GangSerializer(many=True))
     @action(detail=True, methods=["get"], url_path="gangs", pagination_class=None)
-    def gangs(self, request: Request, pk: str | None = None) -> Response:
+    def gangs(self, request: Request, **kw: Any) -> Response:
         """Pod groups (either gang API) with pending members: how many fit and where, what
         blocks the rest by reason, the quorum they lack (the engine, with the active profile).
         409 when the cluster is too large to schedule within a request."""
@@ -185,7 +185,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         operation_id="clusters_unschedulable_retrieve", responses=s.UnschedulableSerializer
     )
     @action(detail=True, methods=["get"], url_path="unschedulable", pagination_class=None)
-    def unschedulable(self, request: Request, pk: str | None = None) -> Response:
+    def unschedulable(self, request: Request, **kw: Any) -> Response:
         """Pending pods nobody will schedule, one finding per reason: a schedulerName no
         profile or declared scheduler serves, a gate no known controller removes, a PodGroup
         (either API) that does not exist, a claim that is never created (docs/orphans.md)."""
@@ -203,7 +203,7 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         responses=s.UnschedulableSettingsSerializer,
     )
     @action(detail=True, methods=["get", "patch"], url_path="unschedulable-settings")
-    def unschedulable_settings(self, request: Request, pk: str | None = None) -> Response:
+    def unschedulable_settings(self, request: Request, **kw: Any) -> Response:
         """The cluster's declared schedulers and gate-removing controllers; PATCH replaces
         the lists given (operator). A bad name is a 400 naming the field and item."""
         cluster = self.get_object()
@@ -213,13 +213,13 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(operation_id="clusters_gpus_retrieve", responses=GpuFleetSerializer)
     @action(detail=True, methods=["get"], url_path="gpus")
-    def gpus(self, request: Request, pk: str | None = None) -> Response:
+    def gpus(self, request: Request, **kw: Any) -> Response:
         """The GPU fleet: free GPUs, whole free 8-GPU nodes and NVLink domains, per node."""
         return Response(hardware.fleet(self.get_object()).to_dict())
 
     @extend_schema(operation_id="clusters_gpus_node_retrieve", responses=GpuNodeSerializer)
     @action(detail=True, methods=["get"], url_path=rf"gpus/(?P<node>{NODE_NAME})")
-    def gpu_node(self, request: Request, pk: str | None = None, node: str = "") -> Response:
+    def gpu_node(self, request: Request, node: str, **kw: Any) -> Response:
         """One node's GPUs (DRA devices or device-plugin cells), NUMA zones, inconsistencies."""
         cluster = self.get_object()
         view = hardware.node_view(cluster, node)
@@ -229,20 +229,20 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(responses=InconsistencySerializer(many=True))
     @action(detail=True, methods=["get"], url_path="gpu-inconsistencies", pagination_class=None)
-    def gpu_inconsistencies(self, request: Request, pk: str | None = None) -> Response:
+    def gpu_inconsistencies(self, request: Request, **kw: Any) -> Response:
         """Where nvidia.com/gpu allocatable, GFD's count and ResourceSlice devices disagree,
         running pods ask for more than allocatable, or claims hold devices for pods now gone."""
         return Response(hardware.inconsistencies(self.get_object()))
 
     @extend_schema(request=None, responses=s.ApplicationSerializer)
     @action(detail=True, methods=["post"])
-    def rollback(self, request: Request, pk: str | None = None) -> Response:
+    def rollback(self, request: Request, **kw: Any) -> Response:
         app = profile_services.rollback(self.get_object(), user=request.user)
         return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.ApplicationSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=StrictLimitOffsetPagination)
-    def applications(self, request: Request, pk: str | None = None) -> Response:
+    def applications(self, request: Request, **kw: Any) -> Response:
         apps = selectors.applications(self.get_object()).order_by("-id")
         page = self.paginate_queryset(apps)
         return self.get_paginated_response(s.ApplicationSerializer(page, many=True).data)
@@ -317,7 +317,7 @@ class ProfileViewSet(
         return 2 * conf.max_config_bytes()
 
     @extend_schema(request=s.ProfileCreateSerializer, responses={201: s.ProfileVersionSerializer})
-    def create(self, request: Request) -> Response:
+    def create(self, request: Request, **kw: Any) -> Response:
         body = s.ProfileCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         version = profile_services.create_profile(author=request.user, **body.validated_data)
@@ -330,7 +330,7 @@ class ProfileViewSet(
         responses={201: s.ProfileVersionSerializer},
     )
     @action(detail=True, methods=["get", "post"])
-    def versions(self, request: Request, pk: str | None = None) -> Response:
+    def versions(self, request: Request, **kw: Any) -> Response:
         profile = self.get_object()
         if request.method == "GET":
             qs = selectors.profile_versions().filter(profile=profile).order_by("number")
@@ -345,7 +345,7 @@ class ProfileViewSet(
 
     @extend_schema(request=s.ValidateSerializer, responses=s.ValidationResultSerializer)
     @action(detail=False, methods=["post"])
-    def validate(self, request: Request) -> Response:
+    def validate(self, request: Request, **kw: Any) -> Response:
         body = s.ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         problems = profile_services.validate_document(body.validated_data["document"])
@@ -361,7 +361,7 @@ class ProfileViewSet(
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     # not named "schema": that attribute is the view's OpenAPI inspector
     @action(detail=False, methods=["get"], url_path="schema")
-    def editor_schema(self, request: Request) -> Response:
+    def editor_schema(self, request: Request, **kw: Any) -> Response:
         """The configuration's JSON Schema, the plugins with their extension points, args schemas."""
         return Response(profile_services.editor_schema())
 
@@ -383,13 +383,13 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
 
     @extend_schema(parameters=[_other_schema("version")], responses=s.DiffSerializer)
     @action(detail=True, methods=["get"])
-    def diff(self, request: Request, pk: str | None = None) -> Response:
+    def diff(self, request: Request, **kw: Any) -> Response:
         a, b = self.with_other(ProfileVersion.objects.all())
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
     @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
     @action(detail=True, methods=["post"])
-    def apply(self, request: Request, pk: str | None = None) -> Response:
+    def apply(self, request: Request, **kw: Any) -> Response:
         version = self.get_object()
         body = s.ApplySerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -417,7 +417,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         return conf.max_request_bytes()
 
     @extend_schema(request=s.DryRunCreateSerializer, responses={202: s.DryRunSerializer})
-    def create(self, request: Request) -> Response:
+    def create(self, request: Request, **kw: Any) -> Response:
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isdigit() and int(length) > conf.max_snapshot_bytes():
             raise ValidationError(
@@ -438,7 +438,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         responses=s.ResultPageSerializer,
     )
     @action(detail=True, methods=["get"])
-    def results(self, request: Request, pk: str | None = None) -> Response:
+    def results(self, request: Request, **kw: Any) -> Response:
         run = self.get_object()
         offset = int_param(request, "offset", 0, hi=OFFSET_MAX)
         limit = int_param(request, "limit", 100, lo=1, hi=1000)
@@ -449,7 +449,7 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(responses=s.CascadeSerializer)
     @action(detail=True, methods=["get"])
-    def cascade(self, request: Request, pk: str | None = None) -> Response:
+    def cascade(self, request: Request, **kw: Any) -> Response:
         """The run's preemption cascade, per depth (a run with ``cascade_depth``, succeeded)."""
         run = self.get_object()
         found = (run.summary or {}).get("cascade")
@@ -464,13 +464,13 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
 
     @extend_schema(request=None, responses=s.DryRunSerializer)
     @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk: str | None = None) -> Response:
+    def cancel(self, request: Request, **kw: Any) -> Response:
         run = dryrun_services.cancel_dry_run(self.get_object())
         return Response(s.DryRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[_other_schema("dry-run")], responses=s.CompareSerializer)
     @action(detail=True, methods=["get"])
-    def compare(self, request: Request, pk: str | None = None) -> Response:
+    def compare(self, request: Request, **kw: Any) -> Response:
         a, b = self.with_other(self.get_queryset())
         return Response(dryrun_services.compare_dry_runs(a, b))
 

@@ -78,6 +78,8 @@ class FilterLoop:
     _memo_filters: dict[str, Callable[..., Any]]
     # Filter plugin → whether its verdict ignores the node's pods (``filter_reads_no_pods``)
     _reads_no_pods: dict[str, bool]
+    # Filter plugin → its statuses over many nodes (``StatusBatchFilterPlugin``)
+    _status_batch: dict[str, Callable[..., Any]]
 
     def _node_memo(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -189,12 +191,14 @@ class FilterLoop:
         filters: list[_Filter],
         passes: list[list[bool] | None] | None = None,
         j: int = 0,
+        known: list[list[Status | None] | None] | None = None,
     ) -> Status | None:
         """The node's filters in order; recording, every one (beyond upstream).
 
         ``passes[f][j]`` True (a vectorised verdict on the node at position
         ``j``) records filter ``f`` as passed without its per-node call: the
-        two decide alike.
+        two decide alike. ``known[f][j]`` (recording) is filter ``f``'s status
+        on that node, given by its ``filter_statuses_batch`` for every node at once.
         """
         every = self.recorder is not None and self._record_filters
         if not every:
@@ -224,10 +228,14 @@ class FilterLoop:
                 if passed is not None and passed[j]:
                     values[name] = PASSED
                     continue
-            try:
-                s = filt(state, pod, node_info)
-            except Exception as exc:
-                s = plugin_error(exc, name)
+            statuses = known[f] if known is not None else None
+            if statuses is not None:
+                s = statuses[j]
+            else:
+                try:
+                    s = filt(state, pod, node_info)
+                except Exception as exc:
+                    s = plugin_error(exc, name)
             if s is None:
                 values[name] = PASSED
                 continue
@@ -333,9 +341,10 @@ class FilterLoop:
         if self.recorder is not None and self.vectorise and self._record_filters:
             # explaining: every node is recorded, but what a vectorised filter lets
             # through needs no per-node call
-            passes = self._vectorised_passes(state, pod, nodes, active)
+            known = self._statuses(state, pod, nodes, active)
+            passes = self._vectorised_passes(state, pod, nodes, active, known)
             return self._pass_per_node(
-                state, pod, nodes, range(start, start + n), start, to_find, active, passes
+                state, pod, nodes, range(start, start + n), start, to_find, active, passes, known
             )
         vectorised = [(name, fb) for name, _, fb in active if fb is not None] if self.batch else []
         if vectorised:
@@ -359,16 +368,45 @@ class FilterLoop:
             state, pod, nodes, range(start, start + n), start, to_find, active
         )
 
-    def _vectorised_passes(
+    def _statuses(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], active: list[_Filter]
+    ) -> list[list[Status | None] | None] | None:
+        """Per active filter, its status on every node from ``filter_statuses_batch``
+        (None: it has none, or it failed and the per-node calls report it)."""
+        if not self._status_batch:
+            return None
+        known: list[list[Status | None] | None] = []
+        for name, _, _ in active:
+            statuses = None
+            sb = self._status_batch.get(name)
+            if sb is not None:
+                try:
+                    statuses = sb(state, pod, nodes)
+                except Exception:
+                    statuses = None
+            known.append(statuses)
+        return known
+
+    def _vectorised_passes(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        active: list[_Filter],
+        known: list[list[Status | None] | None] | None = None,
     ) -> list[list[bool] | None] | None:
         """Per active filter, its vectorised verdict per node (None: called per node),
-        then whether all passed the node (None unless every filter has a verdict)."""
+        then whether all passed the node (None unless every filter has a verdict).
+        A filter's statuses (``known``) give its verdicts."""
         passes: list[list[bool] | None] = []
         every: np.ndarray | None = np.ones(len(nodes), dtype=bool)
-        for _, _, fb in active:
+        for f, (_, _, fb) in enumerate(active):
             verdict = None
-            if fb is not None:
+            statuses = known[f] if known is not None else None
+            if statuses is not None:
+                # a status other than None is recorded as the per-node call would
+                verdict = np.fromiter((st is None for st in statuses), bool, len(nodes))
+            elif fb is not None:
                 try:
                     verdict = fb(state, pod, nodes)
                 except Exception:  # the per-node call reports it, as without batch
@@ -460,6 +498,7 @@ class FilterLoop:
         to_find: int,
         filters: list[_Filter],
         passes: list[list[bool] | None] | None = None,
+        known: list[list[Status | None] | None] | None = None,
     ) -> FilterPass:
         """The one per-node loop over the positions ``order`` (taken modulo ``len(nodes)``).
 
@@ -489,7 +528,7 @@ class FilterLoop:
                 self._record_passed(pod, ni, passed)
                 s = None
             else:
-                s = self._filter_node(state, pod, ni, filters, passes, j)
+                s = self._filter_node(state, pod, ni, filters, passes, j, known)
             if done:
                 # explaining only: nodes past the cut-off are recorded, not decided on
                 continue

@@ -65,6 +65,7 @@ __all__ = [
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
+    "StatusBatchFilterPlugin",
 ]
 
 MAX_NODE_SCORE = 100
@@ -281,6 +282,22 @@ class FilterPlugin(Plugin, Protocol):
 class BatchFilterPlugin(FilterPlugin, Protocol):
     def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> np.ndarray:
         """Per node of ``nodes``, in order: True where :meth:`filter` would pass it."""
+        ...
+
+
+@runtime_checkable
+class StatusBatchFilterPlugin(BatchFilterPlugin, Protocol):
+    """A vectorised Filter plugin that also gives each node's status at once.
+
+    An explanation records every filter's status on every node; where most
+    nodes are rejected, one call over all of them replaces the per-node calls.
+    """
+
+    def filter_statuses_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Per node of ``nodes``, in order: what :meth:`filter` would return (the same
+        code and reasons; nodes rejected alike may share one status)."""
         ...
 
 

@@ -45,6 +45,7 @@ from .interfaces import (
     PostFilterResult,
     PreFilterResult,
     QueuedPodInfo,
+    StatusBatchFilterPlugin,
 )
 from .node_info import NodeInfo
 from .node_memo import filter_verdict, score_value
@@ -144,6 +145,11 @@ class Framework(FilterLoop):
             (n, p.filter, p.filter_batch if isinstance(p, BatchFilterPlugin) else None)
             for n, p in self.filter_plugins
         ]
+        self._status_batch = {
+            n: p.filter_statuses_batch
+            for n, p in self.filter_plugins
+            if isinstance(p, StatusBatchFilterPlugin)
+        }
         self._reads_no_pods = {
             n: isinstance(p, PodBlindFilterPlugin) and p.filter_reads_no_pods is True
             for n, p in self.filter_plugins

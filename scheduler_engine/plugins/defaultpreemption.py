@@ -30,6 +30,7 @@ from ..preemption import (
     Victims,
     go_sort_slice,
     more_important,
+    sort_by_importance,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -235,8 +236,7 @@ class DefaultPreemption:
         if st is not None and st.code != Code.SUCCESS:
             return [], 0, st
 
-        less = self._less()
-        go_sort_slice(potential, less)
+        self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         # Reprieve as many as possible, PDB-protected pods first, each group
         # from the most important pod down.
@@ -249,7 +249,7 @@ class DefaultPreemption:
         if err is not None:
             return [], 0, err
         if violating and non_violating:
-            go_sort_slice(victims, less)
+            self._sort(victims)
         return victims, num_violating, None
 
     def _reprieve(
@@ -294,10 +294,14 @@ class DefaultPreemption:
             node_info, victim, preemptor
         )
 
-    def _less(self) -> Callable[[Pod, Pod], bool]:
+    def _sort(self, pods: list[Pod]) -> None:
+        """Most important first (upstream's ``sort.Slice`` with MoreImportantPod)."""
         if self.more_important_pod is not None:
-            return self.more_important_pod
-        return more_important(PodClock(self.handle.now()))
+            go_sort_slice(pods, self.more_important_pod)
+        elif self.fast_dry_run:
+            sort_by_importance(pods, PodClock(self.handle.now()))
+        else:
+            go_sort_slice(pods, more_important(PodClock(self.handle.now())))
 
 
 def _move(

@@ -48,6 +48,7 @@ from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..gocompat import go_round
+from ..gosort import go_sort_slice
 from ..objects import Node, Pod
 from ..storage import (
     ANN_BOUND_BY_CONTROLLER,
@@ -110,6 +111,7 @@ class _State(StateData):
         "all_bound",
         "bound_claims",
         "has_static_bindings",
+        "match_order",
         "pod_volumes_by_node",
         "pvs_by_class",
         "unbound_delay",
@@ -123,6 +125,11 @@ class _State(StateData):
     ) -> None:
         self.bound_claims = bound_claims
         self.unbound_delay = unbound_delay
+        # the claims no node is selected for, as upstream's findMatchingVolumes
+        # orders them (sort.Sort by size: equal sizes may change places); the
+        # same on every node, so sorted once
+        self.match_order = [c for c in unbound_delay if ANN_SELECTED_NODE not in c.annotations]
+        go_sort_slice(self.match_order, _smaller_request)
         self.pvs_by_class = pvs_by_class
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.has_static_bindings = False
@@ -130,6 +137,11 @@ class _State(StateData):
 
     def clone(self) -> _State:
         return self
+
+
+def _smaller_request(a: ClaimInfo, b: ClaimInfo) -> bool:
+    """``byPVCSize.Less``: a claim without a storage request asks for 0."""
+    return (a.request or 0) < (b.request or 0)
 
 
 def find_matching_volume(
@@ -306,7 +318,6 @@ class VolumeBinding:
                 bound_ok = False
                 break
         if s.unbound_delay:
-            to_match: list[ClaimInfo] = []
             to_provision: list[ClaimInfo] = []
             for pvc in s.unbound_delay:
                 selected = pvc.annotations.get(ANN_SELECTED_NODE)
@@ -316,12 +327,10 @@ class VolumeBinding:
                         done = True
                         break
                     to_provision.append(pvc)
-                else:
-                    to_match.append(pvc)
-            if not done and to_match:
+            if not done and s.match_order:
                 chosen: dict[str, VolumeInfo] = {}
                 # smallest requests first, so each gets the smallest fitting PV
-                for pvc in sorted(to_match, key=lambda c: c.request or Fraction(0)):
+                for pvc in s.match_order:
                     pv = find_matching_volume(
                         pvc, s.pvs_by_class.get(pvc.storage_class, ()), node, chosen, True
                     )

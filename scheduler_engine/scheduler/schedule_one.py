@@ -396,9 +396,9 @@ class Scheduler:
             k = min(to_find, n)
             return [nodes[(start + i) % n] for i in range(k)], k, None
         found = fwk.find_nodes_that_pass_filters(state, pod, nodes, start, to_find)
-        statuses = diagnosis.node_to_status.statuses
-        for name, s in found.rejected:
-            statuses[name] = s
+        diagnosis.node_to_status.statuses.update(found.rejected)
+        # nodes a filter rejects alike share a status: each one counts once
+        for s in {id(s): s for _, s in found.rejected}.values():
             diagnosis.add_plugin_status(s)
         if found.error is not None:
             return [], found.examined, found.error

@@ -26,7 +26,7 @@ from scheduler_engine.framework.status import Status
 from scheduler_engine.objects import Pod
 from scheduler_engine.plugins.defaultpreemption import DefaultPreemption
 from scheduler_engine.plugins.helper import NodeLocalFilter
-from scheduler_engine.preemption import Evaluator
+from scheduler_engine.preemption import Evaluator, PreemptionShortcuts
 
 from .randomgen import ZONE, random_cluster
 
@@ -172,3 +172,24 @@ def test_the_fast_dry_run_leaves_out_filters_that_ignore_pods(
         path[0] = fast
         _decided(objs, 3, fast, monkeypatch)
     assert 0 < calls[True] < calls[False]
+
+
+@pytest.mark.parametrize(("promise", "node_by_node"), [(True, True), (1, False), ("yes", False)])
+def test_the_evaluator_takes_only_true_as_the_fast_dry_runs_promise(
+    promise: object, node_by_node: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shortcuts are read through ``PreemptionShortcuts``; a truthy non-``True`` is no promise."""
+    assert isinstance(DefaultPreemption({}, None), PreemptionShortcuts)  # type: ignore[arg-type]
+    objs = _cluster(3, claims=False)
+    asked: list[int] = []
+    answer = DefaultPreemption.no_possible_victims
+
+    def counted(self: DefaultPreemption, pod: Pod, nodes: Any) -> Status | None:
+        asked.append(len(nodes))
+        return answer(self, pod, nodes)
+
+    monkeypatch.setattr(DefaultPreemption, "no_possible_victims", counted)
+    runs, _ = _decided(objs, 3, promise, monkeypatch)  # type: ignore[arg-type]
+    assert runs, "no dry run: the case checks nothing"
+    # one call for the whole node list in each dry run, then one per node tried on the fast path
+    assert (len(asked) > len(runs)) is node_by_node

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings as django_settings
 from django.db import connection
 
@@ -117,7 +117,16 @@ def test_a_celery_worker_does_not_prewarm(cluster, builds, monkeypatch):
     monkeypatch.delitem(sys.modules, "schedlab.asgi", raising=False)
     prewarm.install()  # as the explain app's ready() does, in a process that is no web server
     worker_process_init.send(sender="celery@test")  # what a Celery pool process sends
-    worker_ready.send(sender=None)
+    try:
+        worker_ready.send(sender=None)
+    finally:
+        # worker_ready also starts the dry-run reaper thread: stop it with the "worker",
+        # or it outlives this test and reaps against a dropped test database
+        worker_shutdown.send(sender=None)
+    for thread in threading.enumerate():
+        if thread.name == "dryrun-reaper":
+            thread.join(10)
+            assert not thread.is_alive(), "the reaper outlived its worker's shutdown"
     assert prewarm._thread is None
     assert builds == []
     assert warm.warm_stats(cluster) is None

@@ -73,6 +73,8 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 ERR_REASON_TOO_MANY_PODS = "Too many pods"
+# reasons beyond this many: filter_statuses_batch asks filter node by node (bits of an int64)
+_MAX_KEYED_CHECKS = 56
 ERR_REASON_INSUFFICIENT_CPU = "Insufficient cpu"
 ERR_REASON_INSUFFICIENT_MEMORY = "Insufficient memory"
 ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE = "Insufficient ephemeral-storage"
@@ -279,6 +281,65 @@ class Fit:
                 fits |= a <= 0
             ok &= fits
         return ok
+
+    def filter_statuses_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Per node, in order: what :meth:`filter` returns, read off the node table.
+
+        Each of :meth:`filter`'s reasons (too many pods, then each resource
+        in its order) is a bit per node; nodes short of the same resources get
+        the one status :meth:`filter` gives them all this cycle.
+        """
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None or len(s.checks) > _MAX_KEYED_CHECKS:
+            return [self.filter(state, pod, ni) for ni in nodes]
+        table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
+        too_many = table.pod_count[rows] + 1 > table.allowed_pods[rows]
+        if s.empty:
+            full = Status(Code.UNSCHEDULABLE, ERR_REASON_TOO_MANY_PODS)
+            return [full if t else None for t in too_many.tolist()]
+        req = s.request
+        zero = np.zeros(len(nodes), dtype=np.int64)
+        # (reason, its quantity, the nodes' allocatable and requested, left to DRA)
+        wanted = [
+            (reason, q, table.allocatable[rows, c], table.requested[rows, c], False)
+            for c, q, reason in (
+                (0, req.milli_cpu, ERR_REASON_INSUFFICIENT_CPU),
+                (1, req.memory, ERR_REASON_INSUFFICIENT_MEMORY),
+                (2, req.ephemeral_storage, ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE),
+            )
+            if q > 0
+        ]
+        for name, q, dra, reason in s.checks:
+            c = table.columns.get(name)
+            a, used = (
+                (zero, zero)
+                if c is None
+                else (table.allocatable[rows, c], table.requested[rows, c])
+            )
+            wanted.append((reason, q, a, used, dra))
+        reasons = [ERR_REASON_TOO_MANY_PODS]
+        code = too_many.astype(np.int64)
+        unresolvable = np.zeros(len(nodes), dtype=bool)
+        for reason, q, a, used, dra in wanted:
+            short = q > a - used
+            if dra:
+                short &= a > 0
+            unresolvable |= short & (q > a)
+            code |= short.astype(np.int64) << len(reasons)
+            reasons.append(reason)
+        code |= unresolvable.astype(np.int64) << len(reasons)
+        out: dict[int, Status | None] = {0: None}
+        for k in set(code.tolist()) - {0}:
+            said = tuple(r for i, r in enumerate(reasons) if k >> i & 1)
+            key = (bool(k >> len(reasons) & 1), said)
+            status = s.statuses.get(key)
+            if status is None:
+                kind = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if key[0] else Code.UNSCHEDULABLE
+                status = s.statuses[key] = Status(kind, *said)
+            out[k] = status
+        return [out[k] for k in code.tolist()]
 
     # -- PreScore / Score -----------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

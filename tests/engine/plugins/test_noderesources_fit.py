@@ -114,7 +114,12 @@ def run_filter(plugin: fit.Fit, pod, ni: NodeInfo) -> Status | None:
     got = plugin.filter(state, pod, ni)
     batch = plugin.filter_batch(state, pod, [ni])
     assert bool(batch[0]) == (got is None)
+    assert _said(plugin.filter_statuses_batch(state, pod, [ni])) == _said([got])
     return got
+
+
+def _said(statuses: list[Status | None]) -> list[tuple[Code, tuple[str, ...]] | None]:
+    return [None if st is None else (st.code, tuple(st.reasons)) for st in statuses]
 
 
 # -- Filter: upstream TestEnoughRequests and friends -------------------------------
@@ -849,8 +854,10 @@ def test_batch_paths_equal_per_node_paths(cluster, args, with_class) -> None:
     state = CycleState()
     infos = snapshot.node_info_list
     plugin.pre_filter(state, pod, infos)
-    per_node = [plugin.filter(state, pod, ni) is None for ni in infos]
+    statuses = [plugin.filter(state, pod, ni) for ni in infos]
+    per_node = [st is None for st in statuses]
     assert plugin.filter_batch(state, pod, infos).tolist() == per_node
+    assert _said(plugin.filter_statuses_batch(state, pod, infos)) == _said(statuses)
     # a rotated subset, as percentageOfNodesToScore hands it over
     sub = infos[1:] + infos[:1]
     assert plugin.filter_batch(state, pod, sub).tolist() == per_node[1:] + per_node[:1]
@@ -880,3 +887,19 @@ def test_batch_on_copied_node_infos_uses_the_copies() -> None:
     copy = snapshot.node_info_list[0].clone()
     copy.remove_pod(copy.pods[0])
     assert plugin.filter_batch(state, pod, [copy]).tolist() == [True]
+
+
+def test_statuses_at_once_tell_a_request_of_the_whole_node_from_one_beyond_it() -> None:
+    """Short of cpu on both nodes; only on "small" is the request beyond all it has."""
+    snapshot = _cluster(
+        [("whole", cm("4", "8Gi") | {"pods": "10"}), ("small", cm("2", "8Gi") | {"pods": "10"})],
+        [("whole", cm("1", "1Gi")), ("small", cm("1", "1Gi"))],
+    )
+    plugin = fit.new({}, FakeHandle(snapshot))
+    pod = make_pod(cm("4", "1Gi"))
+    state = CycleState()
+    infos = snapshot.node_info_list
+    plugin.pre_filter(state, pod, infos)
+    want = {"whole": (U, ("Insufficient cpu",)), "small": (UU, ("Insufficient cpu",))}
+    assert _said(plugin.filter_statuses_batch(state, pod, infos)) == [want[ni.name] for ni in infos]
+    assert _said([plugin.filter(state, pod, ni) for ni in infos]) == [want[ni.name] for ni in infos]
