@@ -3,7 +3,7 @@
 Scheduling cycle: PreFilter → (nominated node first) → Filter over the nodes
 in rotated order until enough feasible nodes are found → on failure PostFilter
 and a :class:`~.messages.FitError` → with one feasible node no scoring →
-PreScore/Score → select the host (ties broken by the seeded RNG) → assume →
+PreScore/Score → select the host (ties as upstream's heap leaves them) → assume →
 Reserve → Permit.  Binding cycle: PreBind → Bind → PostBind.  Every failure
 after assume unreserves and forgets the pod.
 
@@ -28,6 +28,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..gocompat import go_list
+from ..goheap import heap_top_of_ties
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,11 +130,14 @@ class Scheduler:
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
         node_rank: np.ndarray | None = None,
+        random_ties: bool = False,
     ) -> None:
         self.ctx = ctx
         # ties among top-scored nodes go to the lowest rank (by NodeInfo.index) when
-        # given, as the FGD simulator's scheduler does; uniformly at random otherwise
+        # given, as the FGD simulator's scheduler does; with random_ties uniformly at
+        # random (trace replay's "random"); otherwise to the root of upstream's heap
         self.node_rank = node_rank
+        self.random_ties = random_ties
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
@@ -426,8 +430,10 @@ class Scheduler:
         elif self.node_rank is not None:
             ranks = self.node_rank[[feasible[t].index for t in ties.tolist()]]
             k = int(ties[int(np.argmin(ranks))])
-        else:
+        elif self.random_ties:
             k = int(ties[self.ctx.rng.randrange(len(ties))])
+        else:
+            k = heap_top_of_ties(ties)
         scores = None
         if self.explain:
             scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
