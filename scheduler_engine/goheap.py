@@ -62,13 +62,10 @@ def heap_top_of_ties(ties: np.ndarray) -> int:
     the subtree's maximum, else its left child's root when the left subtree
     holds the maximum, else its right child's. So the root is the top-scored
     index whose path from the root (the binary digits of index + 1 after the
-    leading one: 0 left, 1 right) is least, a path before its extensions:
-    the least index + 1 shifted left to a common width, the shorter on a tie.
+    leading one: 0 left, 1 right) is least, a path before its extensions.
+    That is the least mantissa of index + 1 (``frexp``: exact below 2**53),
+    the smallest index among equal ones (a path before its extensions).
     """
     if len(ties) == 1 or ties[0] == 0:
         return int(ties[0])
-    pos = ties + 1
-    # frexp's exponent is the bit length, exactly for integers below 2**53
-    bits = np.frexp(pos)[1].astype(np.int64)
-    # among equal aligned paths the shortest is the smallest index: argmin's first
-    return int(ties[np.argmin(pos << (int(bits.max()) - bits))])
+    return int(ties[np.argmin(np.frexp(ties + 1)[0])])
