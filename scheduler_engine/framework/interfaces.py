@@ -65,6 +65,7 @@ __all__ = [
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
+    "SignPlugin",
     "StatusBatchFilterPlugin",
 ]
 
@@ -355,6 +356,15 @@ class BatchScoreExtensions(ScoreExtensions, Protocol):
         self, state: CycleState, pod: Pod, scores: np.ndarray
     ) -> Status | np.ndarray | None:
         """:meth:`normalize_score` over the raw scores' array: in place, or a new array."""
+        ...
+
+
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    """A plugin that can say which of a pod's fields its answers depend on (OpportunisticBatching)."""
+
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]], Status | None]:
+        """Fragments (key, value) of the pod's signature, or a status refusing to sign it."""
         ...
 
 
