@@ -145,7 +145,7 @@ class KubeObject(models.Model):
     cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="+")
     namespace = models.CharField(max_length=253, blank=True, default="")
     name = models.CharField(max_length=253)
-    uid = models.CharField(max_length=64, blank=True, db_index=True)
+    uid = models.CharField(max_length=64, blank=True)
     resource_version = models.CharField(max_length=64, blank=True)
     obj = ObjectField()
     updated_at = models.DateTimeField(auto_now=True)
@@ -153,6 +153,10 @@ class KubeObject(models.Model):
     class Meta:
         abstract = True
         ordering = ["namespace", "name"]
+        # Plain indexes, not db_index=True: that adds a varchar_pattern_ops twin per
+        # CharField, which no query uses (LIKE is only ever case-insensitive here)
+        # and every insert maintains (docs/benchmarks.md, "Scale").
+        indexes = [models.Index(fields=["uid"], name="%(class)s_uid")]
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
@@ -189,13 +193,13 @@ class Node(KubeObject):
         constraints = [
             models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="node_unique")
         ]
-        indexes = [_stamps_index("node_cluster_stamps")]
+        indexes = [*KubeObject.Meta.indexes, _stamps_index("node_cluster_stamps")]
 
 
 class Pod(KubeObject):
-    phase = models.CharField(max_length=32, blank=True, db_index=True)
-    node_name = models.CharField(max_length=253, blank=True, db_index=True)
-    scheduler_name = models.CharField(max_length=253, blank=True, db_index=True)
+    phase = models.CharField(max_length=32, blank=True)
+    node_name = models.CharField(max_length=253, blank=True)
+    scheduler_name = models.CharField(max_length=253, blank=True)
     priority = models.IntegerField(null=True, blank=True)
     priority_class_name = models.CharField(max_length=253, blank=True)
     # Set while the pod waits for a node: when it was created.
@@ -209,6 +213,10 @@ class Pod(KubeObject):
             models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="pod_unique")
         ]
         indexes = [
+            *KubeObject.Meta.indexes,
+            models.Index(fields=["phase"], name="pod_phase"),
+            models.Index(fields=["node_name"], name="pod_node_name"),
+            models.Index(fields=["scheduler_name"], name="pod_scheduler_name"),
             models.Index(fields=["cluster", "node_name"], name="pod_cluster_node"),
             _stamps_index("pod_cluster_stamps"),
         ]
@@ -288,9 +296,10 @@ class Event(KubeObject):
             models.UniqueConstraint(fields=["cluster", "namespace", "name"], name="event_unique")
         ]
         indexes = [
+            *KubeObject.Meta.indexes,
             models.Index(
                 fields=["cluster", "involved_namespace", "involved_name"], name="event_involved"
-            )
+            ),
         ]
 
 

@@ -129,8 +129,7 @@ class _State(StateData):
         # the claims no node is selected for, as upstream's findMatchingVolumes
         # orders them (sort.Sort by size: equal sizes may change places); the
         # same on every node, so sorted once
-        self.match_order = [c for c in unbound_delay if ANN_SELECTED_NODE not in c.annotations]
-        go_sort_slice(self.match_order, _smaller_request)
+        self.match_order = _match_order(unbound_delay) if unbound_delay else unbound_delay
         self.pvs_by_class = pvs_by_class
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.has_static_bindings = False
@@ -138,6 +137,12 @@ class _State(StateData):
 
     def clone(self) -> _State:
         return self
+
+
+def _match_order(claims: list[ClaimInfo]) -> list[ClaimInfo]:
+    out = [c for c in claims if ANN_SELECTED_NODE not in c.annotations]
+    go_sort_slice(out, _smaller_request)
+    return out
 
 
 def _smaller_request(a: ClaimInfo, b: ClaimInfo) -> bool:
