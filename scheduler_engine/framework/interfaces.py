@@ -62,6 +62,7 @@ __all__ = [
     "PreScorePlugin",
     "QueueSortPlugin",
     "QueuedPodInfo",
+    "RefusingSignPlugin",
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
@@ -366,6 +367,15 @@ class SignPlugin(Plugin, Protocol):
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]], Status | None]:
         """Fragments (key, value) of the pod's signature, or a status refusing to sign it."""
         ...
+
+
+@runtime_checkable
+class RefusingSignPlugin(SignPlugin, Protocol):
+    """A signer that may refuse every pod whatever the pod (PodTopologySpread with
+    default constraints): the profile then signs no pod, and nothing is asked per pod."""
+
+    @property
+    def refuses_every_pod(self) -> bool: ...
 
 
 @runtime_checkable

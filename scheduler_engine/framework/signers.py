@@ -15,7 +15,7 @@ from typing import Any
 
 from ..gosort import go_sort_slice
 from ..objects import Pod
-from .interfaces import SignPlugin
+from .interfaces import RefusingSignPlugin, SignPlugin
 from .status import Code, Status
 
 __all__ = [
@@ -151,7 +151,7 @@ def batchable_plugins(
     """The profile's signers (upstream ``computeBatchablePlugins``), each plugin once.
 
     ``points``: the PreFilter, Filter, PreScore and Score plugins. None when one of
-    them cannot sign: the profile then signs no pod.
+    them cannot sign, or refuses every pod: the profile then signs no pod.
     """
     seen: dict[str, SignPlugin] = {}
     for plugins in points:
@@ -159,6 +159,8 @@ def batchable_plugins(
             if name in seen:
                 continue
             if not isinstance(pl, SignPlugin):
+                return None
+            if isinstance(pl, RefusingSignPlugin) and pl.refuses_every_pod:
                 return None
             seen[name] = pl
     return list(seen.items())

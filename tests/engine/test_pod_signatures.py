@@ -54,8 +54,17 @@ def spread_args(**args: Any) -> dict[str, Any]:
 
 # -- which profiles and pods are signable ----------------------------------------------
 def test_the_default_profile_signs_no_pod() -> None:
-    # PodTopologySpread's system default constraints refuse every pod, whatever its owner
-    assert framework().sign_pod(pod()) is None
+    # PodTopologySpread's system default constraints refuse every pod, whatever its owner:
+    # known when the profile is built, so no pod is ever signed
+    fwk = framework()
+    assert fwk.signers is None
+    assert fwk.sign_pod(pod()) is None
+
+
+def test_pod_topology_spread_alone_refuses_pods_in_the_default_profile() -> None:
+    spread = framework().plugins["PodTopologySpread"]
+    fragments, status = spread.sign_pod(pod())
+    assert fragments == [] and status is not None and status.is_rejected()
 
 
 def test_list_defaulting_with_no_default_constraints_signs_a_pod_without_constraints() -> None:

@@ -104,6 +104,11 @@ class PodTopologySpread(Filtering, Scoring):
         return self._default_constraints(pod, action)
 
     # -- SignPod (OpportunisticBatching) ---------------------------------------
+    @property
+    def refuses_every_pod(self) -> bool:
+        """Default constraints (the system ones included) refuse every pod."""
+        return bool(self.default_constraints)
+
     def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
         """Spreading depends on other pods: a pod with constraints, its own or the
         plugin's defaults (whether or not they would select it), is not signable."""
