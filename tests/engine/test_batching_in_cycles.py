@@ -70,6 +70,17 @@ def test_the_default_profile_never_batches() -> None:
         assert got == {"default/p0": "n050", "default/p1": "n150"}
 
 
+def test_a_nominated_node_goes_first_and_the_unused_hint_ends_the_list() -> None:
+    objs = window_cluster()
+    objs += cluster_objects(make_pod("p2").req(cpu="500m").created("2026-01-01T00:00:02Z"))
+    p1 = next(o for o in objs if o["kind"] == "Pod" and o["metadata"]["name"] == "p1")
+    p1["status"] = {"nominatedNodeName": "n100"}
+    got = placements(objs, NO_SPREAD, True)
+    # p1 takes its nomination, not the hint n060; the list is dropped, so p2
+    # searches the next window from where p0 left the start index
+    assert got == {"default/p0": "n050", "default/p1": "n100", "default/p2": "n150"}
+
+
 def test_pods_that_differ_get_no_hint() -> None:
     objs = window_cluster()
     objs[-1]["metadata"]["labels"] = {"app": "other"}
