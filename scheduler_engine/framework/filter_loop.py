@@ -183,6 +183,18 @@ class FilterLoop:
         """
         return self._filter_node(state, pod, node_info, self.active_filters(state))
 
+    def run_filter_plugins_unrecorded(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """:meth:`run_filter_plugins` for the runtime's own checks (the batch's look at
+        the previous pod's node): an explanation does not show them."""
+        record = self._record_filters
+        self._record_filters = False
+        try:
+            return self._filter_node(state, pod, node_info, self.active_filters(state))
+        finally:
+            self._record_filters = record
+
     def _filter_node(
         self,
         state: CycleState,
@@ -286,11 +298,13 @@ class FilterLoop:
         Filters that declare ``filter_reads_no_pods`` pass again whatever pods
         the node holds, so only the others run (all of them when recorded).
         """
-        active = self.active_filters(state)
         if self.recorder is not None and self._record_filters:
+            active = self.active_filters(state)
             return self._filter_node_with_nominated_pods(state, pod, node_info, active)
         known = state.get(_POD_FILTERS)
-        if known is None or known[0] is not active:
+        # (the active filters are kept in the state once asked for: ``active_filters``)
+        if known is None or known[0] is not state.get(_ACTIVE_FILTERS):
+            active = self.active_filters(state)
             reading = [f for f in active if not self._reads_no_pods.get(f[0], False)]
             known = (active, reading)
             state.write(_POD_FILTERS, known)

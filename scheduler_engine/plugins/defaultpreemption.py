@@ -273,15 +273,21 @@ class DefaultPreemption:
         else:
             refilter = handle.run_filter_plugins_with_nominated_pods
         for p in pods:
-            err = _move(handle, state, pod, node_info, p, add=True, quiet=quiet)
-            if err is not None:
-                return err
+            if quiet:  # nothing to tell: the node copy alone changes
+                node_info.add_pod(p)
+            else:
+                err = _move(handle, state, pod, node_info, p, add=True)
+                if err is not None:
+                    return err
             st = refilter(state, pod, node_info)
             if st is None or st.code == Code.SUCCESS:
                 continue
-            err = _move(handle, state, pod, node_info, p, add=False, quiet=quiet)
-            if err is not None:
-                return err
+            if quiet:
+                node_info.remove_pod(p)
+            else:
+                err = _move(handle, state, pod, node_info, p, add=False)
+                if err is not None:
+                    return err
             victims.append(p)
         return None
 
@@ -312,10 +318,8 @@ def _move(
     other: Pod,
     *,
     add: bool,
-    quiet: bool = False,
 ) -> Status | None:
-    """Add ``other`` to the node copy (or remove it), then the PreFilter extensions
-    (``quiet``: none this cycle).
+    """Add ``other`` to the node copy (or remove it), then the PreFilter extensions.
 
     Their failure aborts this node's dry run, as an Error.
     """
@@ -325,8 +329,6 @@ def _move(
     else:
         node_info.remove_pod(other)
         extensions = handle.run_pre_filter_extension_remove_pod
-    if quiet:
-        return None
     st = extensions(state, pod, other, node_info)
     if st is None or st.code == Code.SUCCESS:
         return None

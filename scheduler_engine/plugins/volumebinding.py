@@ -46,6 +46,7 @@ from ..config.defaults import FEATURE_GATES
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
+from ..framework.signers import VOLUMES, Fragments, volumes_signer
 from ..framework.status import Code, Status
 from ..gocompat import go_round
 from ..gosort import go_sort_slice
@@ -128,8 +129,7 @@ class _State(StateData):
         # the claims no node is selected for, as upstream's findMatchingVolumes
         # orders them (sort.Sort by size: equal sizes may change places); the
         # same on every node, so sorted once
-        self.match_order = [c for c in unbound_delay if ANN_SELECTED_NODE not in c.annotations]
-        go_sort_slice(self.match_order, _smaller_request)
+        self.match_order = _match_order(unbound_delay) if unbound_delay else unbound_delay
         self.pvs_by_class = pvs_by_class
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.has_static_bindings = False
@@ -137,6 +137,12 @@ class _State(StateData):
 
     def clone(self) -> _State:
         return self
+
+
+def _match_order(claims: list[ClaimInfo]) -> list[ClaimInfo]:
+    out = [c for c in claims if ANN_SELECTED_NODE not in c.annotations]
+    go_sort_slice(out, _smaller_request)
+    return out
 
 
 def _smaller_request(a: ClaimInfo, b: ClaimInfo) -> bool:
@@ -514,6 +520,10 @@ class VolumeBinding:
             pv.static_bindings, [c for c, _ in pv.dynamic_provisions], labels, node_name
         )
         return None
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's volumes (configMap and secret aside)."""
+        return [(VOLUMES, volumes_signer(pod))], None
 
 
 class _BinderError(Exception):

@@ -4,8 +4,9 @@ allowed (kind ``preemption``), or if the pod's priority were higher (kind ``prio
 Victims are chosen as upstream's ``SelectVictimsOnNode`` chooses them: every
 pod of lower priority removed, then as many as possible put back, those
 whose eviction would break a PodDisruptionBudget first, most important
-first.  A node is offered only if its victims break no budget; among
-nodes, fewer and less important victims cost less.
+first (in the order Go's ``sort.Slice`` leaves them).  A node is offered
+only if its victims break no budget; among nodes, fewer and less important
+victims cost less.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import PodDisruptionBudget
+from ..gosort import go_sort_slice
 from ..objects import Pod
 from ..objects.pod import PREEMPT_NEVER
 from .fixes import Candidate, Fix, WhatIf, tolerating
@@ -47,7 +49,9 @@ def select_victims(ctx: WhatIf, prep: Prepared, gap: Gap, below: int) -> list[Po
     """The fewest pods of priority < ``below`` whose removal makes the pod fit, or None."""
     probe = ctx.probe
     ni = gap.node_info
-    lower = sorted((p for p in ni.pods if p.priority < below), key=_importance)
+    lower = [p for p in ni.pods if p.priority < below]
+    # Go's unstable sort, as DefaultPreemption's: on more than 12, ties may move
+    go_sort_slice(lower, lambda a, b: _importance(a) < _importance(b))
     if not lower:
         return None
     p2, n2 = probe.without(prep, ni, lower)
