@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="schedule the pending pods of a snapshot")
     s.add_argument("--snapshot", required=True, help="YAML/JSON file or directory of objects")
     s.add_argument("--config", help="KubeSchedulerConfiguration (default: upstream's)")
-    s.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     s.add_argument(
         "--explain",
         action="store_true",
@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--tie-break",
         choices=TIE_BREAKS,
-        help="equal top scores: rank (the FGD simulator, default with --policy) or random",
+        help="equal top scores: rank (the FGD simulator, default with --policy), random "
+        "(seeded, the default otherwise) or heap (kube-scheduler's)",
     )
     r.add_argument(
         "--percentage-of-nodes-to-score",

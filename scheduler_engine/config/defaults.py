@@ -48,6 +48,7 @@ FEATURE_GATES: Mapping[str, bool] = {
     "DRASchedulerFilterTimeout": True,  # beta
     "DRADeviceBindingConditions": True,  # beta in 1.36
     "DRAResourceClaimDeviceStatus": True,  # beta
+    "OpportunisticBatching": True,  # beta in 1.35 and 1.36
 }
 
 # Alpha extension points of v1.36 (workload-aware scheduling), beside EXTENSION_POINTS.

@@ -183,6 +183,18 @@ class FilterLoop:
         """
         return self._filter_node(state, pod, node_info, self.active_filters(state))
 
+    def run_filter_plugins_unrecorded(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """:meth:`run_filter_plugins` for the runtime's own checks (the batch's look at
+        the previous pod's node): an explanation does not show them."""
+        record = self._record_filters
+        self._record_filters = False
+        try:
+            return self._filter_node(state, pod, node_info, self.active_filters(state))
+        finally:
+            self._record_filters = record
+
     def _filter_node(
         self,
         state: CycleState,

@@ -62,9 +62,11 @@ __all__ = [
     "PreScorePlugin",
     "QueueSortPlugin",
     "QueuedPodInfo",
+    "RefusingSignPlugin",
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
+    "SignPlugin",
     "StatusBatchFilterPlugin",
 ]
 
@@ -356,6 +358,24 @@ class BatchScoreExtensions(ScoreExtensions, Protocol):
     ) -> Status | np.ndarray | None:
         """:meth:`normalize_score` over the raw scores' array: in place, or a new array."""
         ...
+
+
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    """A plugin that can say which of a pod's fields its answers depend on (OpportunisticBatching)."""
+
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]], Status | None]:
+        """Fragments (key, value) of the pod's signature, or a status refusing to sign it."""
+        ...
+
+
+@runtime_checkable
+class RefusingSignPlugin(SignPlugin, Protocol):
+    """A signer that may refuse every pod whatever the pod (PodTopologySpread with
+    default constraints): the profile then signs no pod, and nothing is asked per pod."""
+
+    @property
+    def refuses_every_pod(self) -> bool: ...
 
 
 @runtime_checkable

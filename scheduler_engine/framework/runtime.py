@@ -24,6 +24,7 @@ and the framework was built with ``batch``; the results are the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,6 +46,7 @@ from .interfaces import (
     PostFilterResult,
     PreFilterResult,
     QueuedPodInfo,
+    SignPlugin,
     StatusBatchFilterPlugin,
 )
 from .node_info import NodeInfo
@@ -61,6 +63,7 @@ from .outcomes import (
 )
 from .placement import Placement, PodGroupAssignments, PodGroupInfo
 from .recorder import Recorder, status_value
+from .signers import batchable_plugins, sign_pod
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -223,6 +226,19 @@ class Framework(FilterLoop):
 
     def has_score_plugins(self) -> bool:
         return bool(self.score_plugins)
+
+    @cached_property
+    def signers(self) -> list[tuple[str, SignPlugin]] | None:
+        """OpportunisticBatching's signers: None when a PreFilter, Filter, PreScore or
+        Score plugin cannot sign (the profile then signs no pod)."""
+        score = [(n, p) for n, p, _ in self.score_plugins]
+        return batchable_plugins(
+            [self.pre_filter_plugins, self.filter_plugins, self.pre_score_plugins, score]
+        )
+
+    def sign_pod(self, pod: Pod) -> str | None:
+        """The pod's signature under this profile (upstream ``SignPod``), None if unsignable."""
+        return sign_pod(self.signers, pod)
 
     def queue_sort_less(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
         if self.queue_sort_plugin is None:

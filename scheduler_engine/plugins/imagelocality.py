@@ -17,6 +17,7 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import MAX_NODE_SCORE, Handle
 from ..framework.node_info import ImageStateSummary, NodeInfo
+from ..framework.signers import IMAGE_NAMES, Fragments
 from ..framework.status import Status
 from ..gocompat import go_div
 from ..objects import Pod, normalized_image_name
@@ -116,6 +117,13 @@ class ImageLocality:
 
     def score_extensions(self) -> None:
         return None
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its score depends on the images of the containers and init containers."""
+        spec = pod.spec
+        containers = [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
+        names = sorted({normalized_image_name(str(c.get("image") or "")) for c in containers})
+        return [(IMAGE_NAMES, names)], None
 
 
 PLUGIN = ImageLocality

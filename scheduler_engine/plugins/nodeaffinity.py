@@ -19,6 +19,7 @@ import numpy as np
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
+from ..framework.signers import NODE_AFFINITY, NODE_SELECTOR, Fragments, node_affinity_signer
 from ..framework.status import Code, Status
 from ..objects import Node, NodeSelector, NodeSelectorTerm, Pod
 from ..objects.selectors import SelectorError, parse_node_affinity
@@ -272,6 +273,11 @@ class NodeAffinity(DefaultNormalized):
             )
         tab, rows = signatures_for(self.handle, nodes)
         return tab.by_label_set(rows, lambda node: _score_terms(terms, node), np.int64)
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's node affinity and node selector."""
+        selector = pod.spec.get("nodeSelector") or None
+        return [(NODE_AFFINITY, node_affinity_signer(pod)), (NODE_SELECTOR, selector)], None
 
 
 PLUGIN = NodeAffinity

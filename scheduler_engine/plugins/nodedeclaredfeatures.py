@@ -22,6 +22,7 @@ from typing import Any
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
+from ..framework.signers import FEATURES, Fragments
 from ..framework.status import Code, Status
 from ..objects import Pod
 
@@ -152,6 +153,10 @@ class NodeDeclaredFeatures:
         if not s.reqs <= node_feature_set(node_info.node.declared_features):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSATISFIED_REQUIREMENTS)
         return None
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the features the pod needs."""
+        return [(FEATURES, sorted(infer_for_pod_scheduling(pod)))], None
 
 
 PLUGIN = NodeDeclaredFeatures

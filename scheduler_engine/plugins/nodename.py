@@ -14,6 +14,8 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
+from ..framework.signers import NODE_NAME, Fragments
+from ..framework.status import Status
 from ..objects import Pod
 from .helper import NodeLocalFilter
 
@@ -39,6 +41,10 @@ class NodeName(NodeLocalFilter):
         if not want:
             return np.ones(len(nodes), dtype=bool)
         return np.fromiter((ni.node.name == want for ni in nodes), dtype=bool, count=len(nodes))
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on ``spec.nodeName``."""
+        return [(NODE_NAME, pod.spec.get("nodeName") or "")], None
 
 
 PLUGIN = NodeName

@@ -13,6 +13,7 @@ from typing import Any
 from ..framework.cycle_state import CycleState, StateData, missing_state
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import HostPortInfo, NodeInfo
+from ..framework.signers import HOST_PORTS, Fragments, host_ports_signer
 from ..framework.status import Code, Status
 from ..objects import HostPort, Pod
 
@@ -59,6 +60,10 @@ class NodePorts:
         if not fits_ports(s.ports, node_info.used_ports):
             return Status(Code.UNSCHEDULABLE, ERR_REASON)
         return None
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's host ports."""
+        return [(HOST_PORTS, host_ports_signer(pod))], None
 
 
 PLUGIN = NodePorts

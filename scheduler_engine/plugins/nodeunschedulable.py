@@ -14,6 +14,8 @@ import numpy as np
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
+from ..framework.signers import TOLERATIONS, Fragments, tolerations_signer
+from ..framework.status import Status
 from ..objects import Pod, Taint
 from .helper import NodeLocalFilter, signatures_for
 
@@ -53,6 +55,10 @@ class NodeUnschedulable(NodeLocalFilter):
             return np.ones(len(nodes), dtype=bool)
         tab, rows = signatures_for(self.handle, nodes)
         return ~tab.unschedulable[rows]
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's tolerations."""
+        return [(TOLERATIONS, tolerations_signer(pod))], None
 
 
 PLUGIN = NodeUnschedulable

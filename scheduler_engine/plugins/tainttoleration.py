@@ -18,6 +18,7 @@ import numpy as np
 from ..framework.cycle_state import CycleState, StateData, missing_state
 from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
+from ..framework.signers import TOLERATIONS, Fragments, tolerations_signer
 from ..framework.status import Status
 from ..objects import Pod, Taint, Toleration
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
@@ -132,6 +133,10 @@ class TaintToleration(DefaultNormalized, NodeLocalFilter):
             lambda taints: count_intolerable_prefer_no_schedule(taints, tolerations),
             np.int64,
         )
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's tolerations."""
+        return [(TOLERATIONS, tolerations_signer(pod))], None
 
 
 PLUGIN = TaintToleration

@@ -42,7 +42,7 @@ from .workload import clone_pod, inflate_workload
 __all__ = ["MODES", "TIE_BREAKS", "ReplayOptions", "replay", "trace_typical_pods"]
 
 MODES = ("inflate", "time")
-TIE_BREAKS = ("random", "rank")
+TIE_BREAKS = ("random", "rank", "heap")
 _FAILURE_REASONS = 10
 
 
@@ -52,7 +52,8 @@ class ReplayOptions:
     inflate: float = 1.3
     seed: int = 42
     # "rank": ties go to the node with the lowest seeded rank (the FGD simulator);
-    # "random": uniformly at random (kube-scheduler)
+    # "random": uniformly at random with the seeded RNG (the studies' rule);
+    # "heap": the root of kube-scheduler's heap over the feasible nodes
     tie_break: str = "random"
     policy: str | None = None
 
@@ -161,6 +162,7 @@ def replay(
     if options.tie_break == "rank":
         rank = np.array([rank_of[ni.name] for ni in run.snapshot.node_info_list], dtype=np.int64)
         run.sched.node_rank = rank
+    run.sched.random_ties = options.tie_break == "random"
     if options.mode == "inflate":
         doc = _inflate(run, pods, capacity, progress)
     else:

@@ -3,7 +3,7 @@
 Scheduling cycle: PreFilter → (nominated node first) → Filter over the nodes
 in rotated order until enough feasible nodes are found → on failure PostFilter
 and a :class:`~.messages.FitError` → with one feasible node no scoring →
-PreScore/Score → select the host (ties broken by the seeded RNG) → assume →
+PreScore/Score → select the host (ties as upstream's heap leaves them) → assume →
 Reserve → Permit.  Binding cycle: PreBind → Bind → PostBind.  Every failure
 after assume unreserves and forgets the pod.
 
@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..config.defaults import FEATURE_GATES
 from ..framework.cycle_state import CycleState
 from ..framework.handle import SimulationContext, WaitingPod
 from ..framework.node_info import NodeInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..gocompat import go_list
+from ..goheap import heap_top_of_ties
+from .batching import GATE, OpportunisticBatch
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,11 +132,14 @@ class Scheduler:
         percentage_of_nodes_to_score: int | None = None,
         explain: bool = False,
         node_rank: np.ndarray | None = None,
+        random_ties: bool = False,
     ) -> None:
         self.ctx = ctx
         # ties among top-scored nodes go to the lowest rank (by NodeInfo.index) when
-        # given, as the FGD simulator's scheduler does; uniformly at random otherwise
+        # given, as the FGD simulator's scheduler does; with random_ties uniformly at
+        # random (trace replay's "random"); otherwise to the root of upstream's heap
         self.node_rank = node_rank
+        self.random_ties = random_ties
         self.frameworks = frameworks
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.explain = explain
@@ -142,11 +148,16 @@ class Scheduler:
         self.placement_nodes: list[NodeInfo] | None = None
         # workload-aware preemption tries a pod group without PostFilter
         self.skip_post_filters = False
+        # the queue's count of popped pods (upstream SchedulingCycle), and each
+        # profile's OpportunisticBatching results
+        self.cycle = 0
+        self.batches: dict[str, OpportunisticBatch] = {}
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, fwk: Framework, pod: Pod) -> Attempt:
         """Scheduling cycle, then (unless Permit waits) the binding cycle."""
         self.ctx.current_pod = pod.key
+        self.cycle += 1
         state = CycleState()
         att = self._scheduling_algorithm(fwk, state, pod)
         if att.status != AttemptStatus.SCHEDULED:
@@ -260,7 +271,8 @@ class Scheduler:
             return Attempt(
                 AttemptStatus.UNSCHEDULABLE, message=ERR_NO_NODES_AVAILABLE, nominated_node=""
             )
-        feasible, diagnosis, err = self._find_nodes_that_fit_pod(fwk, state, pod)
+        batch, sig = self._batch_of(fwk, pod)
+        feasible, diagnosis, err, hint = self._find_nodes_that_fit_pod(fwk, state, pod, batch, sig)
         if err is not None:
             return Attempt(
                 AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
@@ -280,6 +292,8 @@ class Scheduler:
             return att
         evaluated = len(feasible) + len(diagnosis.node_to_status)
         if len(feasible) == 1:
+            if batch is not None:
+                batch.store(sig, hint, feasible[0].name, None, self.cycle, self.ctx.now())
             return Attempt(
                 AttemptStatus.SCHEDULED,
                 node=feasible[0].name,
@@ -287,11 +301,18 @@ class Scheduler:
                 evaluated_nodes=evaluated,
                 feasible_nodes=1,
             )
-        host, scores, err = self._prioritize_and_select(fwk, state, pod, feasible)
+        k, totals, err = self._prioritize_and_select(fwk, state, pod, feasible)
         if err is not None:
             return Attempt(
                 AttemptStatus.ERROR, message=err.message(), nominated_node="", diagnosis=diagnosis
             )
+        host = feasible[k].name
+        scores = None
+        if self.explain:
+            scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
+        if batch is not None:
+            others = self._others_worst_first(feasible, totals, k) if sig is not None else None
+            batch.store(sig, hint, host, others, self.cycle, self.ctx.now())
         return Attempt(
             AttemptStatus.SCHEDULED,
             node=host,
@@ -319,8 +340,14 @@ class Scheduler:
 
     # -- filtering ----------------------------------------------------------------------
     def _find_nodes_that_fit_pod(
-        self, fwk: Framework, state: CycleState, pod: Pod
-    ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        batch: OpportunisticBatch | None = None,
+        sig: str | None = None,
+    ) -> tuple[list[NodeInfo], Diagnosis, Status | None, str]:
+        """(feasible nodes, diagnosis, error, the batch's hint or "")."""
         diagnosis = Diagnosis()
         all_nodes = self.placement_nodes
         if all_nodes is None:
@@ -329,15 +356,22 @@ class Scheduler:
         diagnosis.unschedulable_plugins = set(unsched)
         if s is not None and s.code != Code.SUCCESS:
             if not s.is_rejected():
-                return [], diagnosis, s
+                return [], diagnosis, s, ""
             diagnosis.node_to_status.absent = s
             diagnosis.pre_filter_msg = s.message()
             diagnosis.add_plugin_status(s)
-            return [], diagnosis, None
+            return [], diagnosis, None, ""
 
+        hint = ""
+        if batch is not None:
+            hint = batch.node_hint(
+                sig, self.cycle, self.ctx.now(), lambda n: self._rejects(fwk, state, pod, n)
+            )
+        # the nominated node first, else the batch's hint (the hint is used up either way)
         nominated_failed: str | None = None
-        if pod.nominated_node_name:
-            ni = self.ctx.snapshot.get(pod.nominated_node_name)
+        first = pod.nominated_node_name or hint
+        if first:
+            ni = self.ctx.snapshot.get(first)
             if ni is not None:
                 feasible, _, err = self._find_nodes_that_pass_filters(
                     fwk, state, pod, diagnosis, [ni]
@@ -345,7 +379,7 @@ class Scheduler:
                 # upstream logs a failed evaluation of the nominated node and goes on
                 # with every node (schedule_one.go findNodesThatFitPod)
                 if err is None and feasible:
-                    return feasible, diagnosis, None
+                    return feasible, diagnosis, None, hint
                 if ni.name in diagnosis.node_to_status.statuses:
                     nominated_failed = ni.name
 
@@ -371,8 +405,8 @@ class Scheduler:
         if all_nodes:
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         if err is not None:
-            return [], diagnosis, err
-        return feasible, diagnosis, None
+            return [], diagnosis, err, hint
+        return feasible, diagnosis, None, hint
 
     def _find_nodes_that_pass_filters(
         self,
@@ -407,16 +441,17 @@ class Scheduler:
     # -- scoring --------------------------------------------------------------------------
     def _prioritize_and_select(
         self, fwk: Framework, state: CycleState, pod: Pod, feasible: list[NodeInfo]
-    ) -> tuple[str, dict[str, int] | None, Status | None]:
+    ) -> tuple[int, np.ndarray, Status | None]:
+        """(the chosen node's position in ``feasible``, every node's total, error)."""
         if not fwk.has_score_plugins():
             totals = np.ones(len(feasible), dtype=np.int64)
         else:
             s = fwk.run_pre_score_plugins(state, pod, feasible)
             if s is not None and s.code != Code.SUCCESS:
-                return "", None, s
+                return 0, np.zeros(0, dtype=np.int64), s
             res, s = fwk.run_score_plugins(state, pod, feasible)
             if s is not None:
-                return "", None, s
+                return 0, np.zeros(0, dtype=np.int64), s
             assert res is not None
             totals = res.totals
         best = int(totals.max())
@@ -426,12 +461,42 @@ class Scheduler:
         elif self.node_rank is not None:
             ranks = self.node_rank[[feasible[t].index for t in ties.tolist()]]
             k = int(ties[int(np.argmin(ranks))])
-        else:
+        elif self.random_ties:
             k = int(ties[self.ctx.rng.randrange(len(ties))])
-        scores = None
-        if self.explain:
-            scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
-        return feasible[k].name, scores, None
+        else:
+            k = heap_top_of_ties(ties)
+        return k, totals, None
+
+    # -- OpportunisticBatching ------------------------------------------------------------
+    def _batch_of(self, fwk: Framework, pod: Pod) -> tuple[OpportunisticBatch | None, str | None]:
+        """The profile's batch and the pod's signature; no batch when the gate is off or
+        the profile signs no pod (it could never give a hint)."""
+        if fwk.signers is None or not self.ctx.feature_gates.get(GATE, FEATURE_GATES[GATE]):
+            return None, None
+        batch = self.batches.get(fwk.profile_name)
+        if batch is None:
+            batch = self.batches[fwk.profile_name] = OpportunisticBatch()
+        return batch, fwk.sign_pod(pod)
+
+    def _rejects(self, fwk: Framework, state: CycleState, pod: Pod, name: str) -> bool | None:
+        """Whether the Filter plugins reject ``pod`` on node ``name`` (None: no such node)."""
+        ni = self.ctx.snapshot.get(name)
+        if ni is None:
+            return None
+        s = fwk.run_filter_plugins_unrecorded(state, pod, ni)
+        return s is not None and s.is_rejected()
+
+    def _others_worst_first(
+        self, feasible: list[NodeInfo], totals: np.ndarray, chosen: int
+    ) -> list[str]:
+        """The scored nodes but the chosen one, worst first, as upstream's heap leaves them:
+        by total score, equal totals in the order a tie-break would take them."""
+        if self.node_rank is not None:
+            tie = -self.node_rank[[ni.index for ni in feasible]]
+        else:
+            tie = np.random.default_rng(self.ctx.rng.getrandbits(32)).permutation(len(feasible))
+        order = np.lexsort((tie, totals))
+        return [feasible[i].name for i in order.tolist() if i != chosen]
 
 
 def pod_volume_claims(pod: Pod) -> list[str]:

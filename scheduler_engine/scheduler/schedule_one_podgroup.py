@@ -132,6 +132,8 @@ class PodGroupScheduler:
         self, fwk: Framework, group: PodGroupInfo, pods: list[Pod]
     ) -> tuple[list[Attempt], GroupOutcome]:
         """One cycle for ``pods`` (already in upstream's order); an attempt per pod."""
+        # upstream pops every member before the cycle: each pop counts
+        self.sched.cycle += len(pods)
         names = {p.scheduler_name for p in pods}
         if len(names) > 1:
             a, b = sorted(names)[:2]

@@ -163,12 +163,30 @@ def test_fast_path_and_per_node_path_decide_identically(seed):
     assert _decisions(fast) == _decisions(slow) == _decisions(explained)
 
 
-def test_seed_makes_tie_breaking_repeatable():
+@pytest.mark.parametrize("seed", range(8))
+def test_all_nodes_tied_go_to_the_first_feasible_node(seed):
+    """Upstream's heap over equal totals leaves the feasible list's first node at the root."""
     nodes = [make_node(f"n{i}").cap(cpu=4, memory="8Gi") for i in range(8)]
-    a = run(*nodes, make_pod("p"), seed=3).results[0].node
-    b = run(*nodes, make_pod("p"), seed=3).results[0].node
-    picks = {run(*nodes, make_pod("p"), seed=s).results[0].node for s in range(20)}
-    assert a == b and len(picks) > 1
+    assert run(*nodes, make_pod("p"), seed=seed).results[0].node == "n0"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_all_nodes_tied_follow_the_rotating_start_index(seed):
+    """Above 100 nodes the search stops early; the next pod's feasible list starts further on."""
+    nodes = [make_node(f"n{i:03}").cap(cpu=4, memory="8Gi") for i in range(1000)]
+    cfg = dataclasses.replace(default_config(), percentage_of_nodes_to_score=10)
+    pods = [make_pod(f"p{i}").req(cpu="4") for i in range(3)]
+    r = run(*nodes, *pods, config=cfg, seed=seed).by_pod()
+    assert [r[f"default/p{i}"].node for i in range(3)] == ["n000", "n100", "n200"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tied_top_nodes_go_where_the_heap_sifts_them(seed):
+    """Totals [lower, lower, top, top]: heap.Init sifts the fourth node to the root, not the third."""
+    nodes = [make_node(f"n{i}").cap(cpu=4, memory="8Gi") for i in range(4)]
+    busy = [make_pod(f"b{i}").req(cpu="2", memory="4Gi").node(f"n{i}") for i in range(2)]
+    r = run(*nodes, *busy, make_pod("p").req(cpu="1", memory="1Gi"), seed=seed).by_pod()
+    assert r["default/p"].node == "n3"
 
 
 def test_preemption_evicts_and_schedules_on_nominated_node():

@@ -22,6 +22,7 @@ import numpy as np
 from ...framework.cycle_state import CycleState, StateData
 from ...framework.interfaces import Handle, NodeScore, NodeToStatus, PostFilterResult
 from ...framework.node_info import NodeInfo
+from ...framework.signers import Fragments, unsignable
 from ...framework.status import Code, Status
 from ...objects import Pod
 from ...objects.selectors import SelectorError, parse_node_selector
@@ -689,6 +690,12 @@ class DynamicResources:
         pod was scheduled (shared claims, or allocated in the snapshot).
         """
         return list(self._bound.get(pod_key, ()))
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Pods with resource claims are not signable (upstream cannot tell a claim's reach)."""
+        if pod.spec.get("resourceClaims"):
+            return unsignable("pods with dra resource claims are not signable")
+        return [], None
 
 
 def _validate_class(

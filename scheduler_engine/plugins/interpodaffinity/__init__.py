@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...framework.interfaces import Handle
+from ...framework.signers import LABELS, Fragments, unsignable
+from ...framework.status import Status
 from ...objects import Pod
 from .common import (
     _MAX_HARD_WEIGHT,
@@ -117,6 +119,17 @@ class InterPodAffinity(Filtering, Scoring):
             cached = _ResolvedTerms(pod, ns_map)
             pod.cache[NAME] = cached
         return cached
+
+    # -- SignPod (OpportunisticBatching) ---------------------------------------
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Pods with pod (anti-)affinity are not signable; others by their labels, which
+        existing pods' terms may match."""
+        affinity = pod.spec.get("affinity") or {}
+        if affinity.get("podAffinity") is not None or affinity.get("podAntiAffinity") is not None:
+            return unsignable("pods with InterPodAffinity are not signable")
+        if self.ignore_preferred_terms_of_existing_pods:
+            return [], None
+        return [(LABELS, dict(pod.labels))], None
 
     # -- PreFilter -----------------------------------------------------------
 

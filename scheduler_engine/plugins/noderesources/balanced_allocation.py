@@ -25,9 +25,11 @@ from ...framework.cycle_state import CycleState
 from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
+from ...framework.signers import Fragments
 from ...framework.status import Code, Status
 from ...objects import Pod
 from ..helper import snapshot_of
+from .fit import dra_extended_resources, sign_requests
 from .resource_allocation import (
     PodRequestsState,
     ResourceSpec,
@@ -53,6 +55,13 @@ class BalancedAllocation:
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
         self.handle = handle
         self.resources: tuple[ResourceSpec, ...] = parse_resources(args.get("resources"))
+        self._device_classes: dict[str, str] | None = None
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its score depends on the pod's request."""
+        if self._device_classes is None:
+            self._device_classes = dra_extended_resources(self.handle)
+        return sign_requests(pod, self._device_classes)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         pod_requests = pod_request_list(pod, self.resources, True)

@@ -31,6 +31,7 @@ from ...framework.interfaces import Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...framework.placement import PodGroupAssignments, PodGroupInfo
+from ...framework.signers import RESOURCES, Fragments, resources_signer, unsignable
 from ...framework.status import Code, Status
 from ...objects import Pod, Resource, is_extended_resource_name
 from ...objects.pod import parse_time
@@ -120,6 +121,28 @@ def device_class_resolver(device_classes: Sequence[Mapping[str, Any]]) -> dict[s
     return out
 
 
+def dra_extended_resources(handle: Handle | None) -> dict[str, str]:
+    """The cluster's extended resource name → DeviceClass mapping (empty without the gate)."""
+    classes: Sequence[Mapping[str, Any]] = ()
+    if ENABLE_DRA_EXTENDED_RESOURCE and handle is not None:
+        try:
+            classes = handle.cluster.of_kind("DeviceClass")
+        except AttributeError:
+            classes = ()
+    return device_class_resolver(classes)
+
+
+def sign_requests(pod: Pod, dra: Mapping[str, str]) -> tuple[Fragments, Status | None]:
+    """The request fragment of NodeResourcesFit and BalancedAllocation: refused when a
+    non-zero extended resource request may be left to DRA (a DeviceClass maps it)."""
+    for name, q in pod.requests.scalar.items():
+        if q != 0 and name in dra:
+            return unsignable(
+                "signature disabled when dra extended resources are used in the cluster"
+            )
+    return [(RESOURCES, resources_signer(pod))], None
+
+
 class FitPreFilterState(StateData):
     """The pod's request, with the scalar checks resolved once per cycle."""
 
@@ -170,14 +193,12 @@ class Fit:
     # -- helpers ----------------------------------------------------------------
     def _dra_mapping(self) -> dict[str, str]:
         if self._device_classes is None:
-            classes: Sequence[Mapping[str, Any]] = ()
-            if ENABLE_DRA_EXTENDED_RESOURCE and self.handle is not None:
-                try:
-                    classes = self.handle.cluster.of_kind("DeviceClass")
-                except AttributeError:
-                    classes = ()
-            self._device_classes = device_class_resolver(classes)
+            self._device_classes = dra_extended_resources(self.handle)
         return self._device_classes
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Its answers depend on the pod's request."""
+        return sign_requests(pod, self._dra_mapping())
 
     def _is_ignored(self, name: str) -> bool:
         if not is_extended_resource_name(name):

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...framework import Handle
+from ...framework.signers import Fragments, unsignable
+from ...framework.status import Status
 from ...objects import Pod
 from .common import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
@@ -100,6 +102,21 @@ class PodTopologySpread(Filtering, Scoring):
                 )
             return got
         return self._default_constraints(pod, action)
+
+    # -- SignPod (OpportunisticBatching) ---------------------------------------
+    @property
+    def refuses_every_pod(self) -> bool:
+        """Default constraints (the system ones included) refuse every pod."""
+        return bool(self.default_constraints)
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        """Spreading depends on other pods: a pod with constraints, its own or the
+        plugin's defaults (whether or not they would select it), is not signable."""
+        if pod.spec.get("topologySpreadConstraints"):
+            return unsignable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            return unsignable("pods with default topology constraints are not signable")
+        return [], None
 
     # -- PreFilter ---------------------------------------------------------------
 

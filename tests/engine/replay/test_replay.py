@@ -25,6 +25,7 @@ from scheduler_engine.replay import (
     trace_typical_pods,
     with_typical_pods,
 )
+from scheduler_engine.scheduler import schedule_one
 
 from .gpus import gpu_node, gpu_pod
 
@@ -116,6 +117,26 @@ def test_rank_tie_break_follows_the_seeded_permutation() -> None:
         rng.shuffle(perm)
         firsts.add(perm.index(0))
     assert len(firsts) > 1
+
+
+@pytest.mark.parametrize(("tie_break", "heap_calls"), [("random", 0), ("heap", 1)])
+def test_random_tie_break_draws_and_heap_takes_upstreams_root(
+    monkeypatch: pytest.MonkeyPatch, tie_break: str, heap_calls: int
+) -> None:
+    # the studies' figures rest on the seeded draw; "heap" is what simulate does
+    calls = []
+
+    def spy(ties):
+        calls.append(len(ties))
+        return int(ties[0])
+
+    monkeypatch.setattr(schedule_one, "heap_top_of_ties", spy)
+    nodes = [gpu_node(f"n{i}", gpus=2) for i in range(6)]
+    tr = Trace(nodes, [TracePod(gpu_pod("p", gpus=1, milli=1000), 0.0)], "t")
+    opts = ReplayOptions("inflate", 0, 3, tie_break)
+    out = replay(tr, config(policy_config_doc("gpu-packing")), opts)
+    assert out["summary"]["placed"] == 1 and out["summary"]["tieBreak"] == tie_break
+    assert calls == [6] * heap_calls
 
 
 def test_time_mode_waits_for_departures() -> None:
