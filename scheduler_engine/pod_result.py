@@ -62,7 +62,7 @@ def pod_result(
             if found:
                 r.plugin_results[name] = found
     if explain and recorder is not None:
-        rec = recorder.data.get(pod.key, {})
+        rec = recorder.pod_record(pod.key) or {}
         r.record = rec
         r.scores = dict(att.scores or {})
         ff, allff = _filter_failures(rec.get("filter", {}))

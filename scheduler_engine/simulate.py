@@ -335,7 +335,7 @@ class _Run:
                 message=ev.pre_enqueue_message(pod),
                 pre_enqueue={"plugin": s.plugin, "reason": s.message()},
                 profile=fwk.profile_name,
-                record=rec.data.get(pod.key) if rec is not None else None,
+                record=rec.pod_record(pod.key) if rec is not None else None,
             )
         return None
 

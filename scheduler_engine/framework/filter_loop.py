@@ -16,7 +16,7 @@ from .cycle_state import CycleState
 from .node_info import NodeInfo
 from .node_memo import FEASIBLE_ROWS, NodeMemo, pod_spec_signature
 from .outcomes import filter_status, plugin_error, wrap
-from .recorder import PASSED, status_value
+from .recorder import PASSED, LazyFilters, status_value
 from .status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,6 +59,16 @@ class FilterPass:
         self.rejected = rejected if rejected is not None else []
         self.error = error
         self.verdicts = verdicts
+
+
+def _called(
+    filt: Callable[..., Status | None], name: str, state: CycleState, pod: Pod, ni: NodeInfo
+) -> Status | None:
+    """A filter's status on the node, a raised exception as the plugin's error."""
+    try:
+        return filt(state, pod, ni)
+    except Exception as exc:
+        return plugin_error(exc, name)
 
 
 class FilterLoop:
@@ -232,7 +242,7 @@ class FilterLoop:
         # explanation passes here), into the node's entry of the pod's record
         rec = self.recorder
         assert rec is not None
-        values = rec.pod(pod.key).setdefault("filter", {}).setdefault(node_info.name, {})
+        values = rec.filter_values(pod.key, node_info.name)
         first: Status | None = None
         for f, (name, filt, _) in enumerate(filters):
             if passes is not None:
@@ -241,13 +251,7 @@ class FilterLoop:
                     values[name] = PASSED
                     continue
             statuses = known[f] if known is not None else None
-            if statuses is not None:
-                s = statuses[j]
-            else:
-                try:
-                    s = filt(state, pod, node_info)
-                except Exception as exc:
-                    s = plugin_error(exc, name)
+            s = statuses[j] if statuses is not None else _called(filt, name, state, pod, node_info)
             if s is None:
                 values[name] = PASSED
                 continue
@@ -256,6 +260,37 @@ class FilterLoop:
                 if first is None:
                     first = s
             values[name] = status_value(s)
+        return first
+
+    @staticmethod
+    def _filter_node_kept(
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        filters: list[_Filter],
+        passes: list[list[bool] | None],
+        j: int,
+        known: list[list[Status | None] | None] | None,
+        calls: dict[int, list[Status | None]],
+    ) -> Status | None:
+        """:meth:`_filter_node` recorded lazily: the same calls, in the same order, and
+        the first rejection; the statuses of the filters called go to ``calls[j]``."""
+        first: Status | None = None
+        called: list[Status | None] | None = None
+        for f, (name, filt, _) in enumerate(filters):
+            passed = passes[f]
+            if passed is not None and passed[j]:
+                continue
+            statuses = known[f] if known is not None else None
+            if statuses is None:
+                s = _called(filt, name, state, pod, node_info)
+                if called is None:
+                    called = calls[j] = []
+                called.append(s)
+            else:
+                s = statuses[j]
+            if first is None and s is not None and s.code != Code.SUCCESS:
+                first = filter_status(s, name)
         return first
 
     def _record_passed(self, pod: Pod, node_info: NodeInfo, passed: dict[str, Any]) -> None:
@@ -531,6 +566,11 @@ class FilterLoop:
         active = self.active_filters(state)
         every = passes[-1] if passes is not None else None
         passed = self.passed_values(filters) if explain and every is not None else {}
+        kept = per_node = None
+        if explain and passes is not None and self.recorder.lazy:
+            names = [name for name, _, _ in filters]
+            kept = LazyFilters(names, passes, known, self.passed_values(filters))
+            per_node = self.recorder.lazy_filters(pod.key, kept)
         for k in order:
             j = k % n
             ni = nodes[j]
@@ -538,6 +578,17 @@ class FilterLoop:
                 s = self._filter_node_with_nominated_pods(state, pod, ni, active)
             elif passes is None:
                 s = self._filter_node(state, pod, ni, filters)
+            elif kept is not None:
+                s = None
+                if every is None or not every[j]:
+                    s = self._filter_node_kept(
+                        state, pod, ni, filters, passes, j, known, kept.calls
+                    )
+                values = per_node.get(ni.name)
+                if values is None:
+                    per_node[ni.name] = j
+                else:  # recorded before this pass (the nominated node): merged, as the loop does
+                    values.update(kept.values(j))
             elif every is not None and every[j]:
                 self._record_passed(pod, ni, passed)
                 s = None

@@ -11,16 +11,21 @@ the chosen node).  Values are plain JSON-able dicts:
 * extras a point adds (PreFilter's node set, PostFilter's nominated node).
 
 The runtime only records when a :class:`Recorder` is attached to the cycle
-(``explain``), so the fast path pays nothing.
+(``explain``), so the fast path pays nothing.  A filter pass over every node
+is kept as it found the nodes (:class:`LazyFilters`) and each node's entry is
+built when the pod's record is read: a retried pod's earlier attempt costs
+no entries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from .outcomes import filter_status
 from .status import Code, Status
 
-__all__ = ["PASSED", "Recorder", "status_value"]
+__all__ = ["PASSED", "LazyFilters", "Recorder", "status_value"]
 
 _SUCCESS = {"code": "Success", "reasons": []}
 # A filter that passed a node, as the filter record holds it: one value shared
@@ -40,13 +45,71 @@ def status_value(status: Status | None) -> dict[str, Any]:
     return out
 
 
+class LazyFilters:
+    """One filter pass's record of every node, as the pass found it.
+
+    ``passes[f][j]`` True: filter ``f`` passed node ``j`` by its vectorised
+    verdict; ``passes[-1][j]`` True: every filter did.  ``known[f][j]``: filter
+    ``f``'s status on node ``j`` from its statuses over every node.  ``calls[j]``:
+    the statuses of the filters called on node ``j``, in filter order.
+    :meth:`values` builds node ``j``'s entry as the recorded per-node loop does.
+    """
+
+    __slots__ = ("calls", "known", "names", "passed", "passes")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        passes: Sequence[Sequence[bool] | None],
+        known: Sequence[Sequence[Status | None] | None] | None,
+        passed: dict[str, Any],
+    ) -> None:
+        self.names = names
+        self.passes = passes
+        self.known = known
+        self.passed = passed
+        self.calls: dict[int, list[Status | None]] = {}
+
+    def values(self, j: int) -> dict[str, Any]:
+        every = self.passes[-1]
+        if every is not None and every[j]:
+            return dict(self.passed)
+        out: dict[str, Any] = {}
+        called = iter(self.calls.get(j, ()))
+        known = self.known
+        for f, name in enumerate(self.names):
+            passed = self.passes[f]
+            if passed is not None and passed[j]:
+                out[name] = PASSED
+                continue
+            statuses = known[f] if known is not None else None
+            s = statuses[j] if statuses is not None else next(called)
+            if s is None:
+                out[name] = PASSED
+                continue
+            if s.code != Code.SUCCESS:
+                s = filter_status(s, name)
+            out[name] = status_value(s)
+        return out
+
+
 class Recorder:
-    """Per-plugin results of one run, keyed pod → point → node → plugin → value."""
+    """Per-plugin results of one run, keyed pod → point → node → plugin → value.
 
-    __slots__ = ("data",)
+    ``lazy`` (the class default ``LAZY`` unless given): a filter pass over
+    the nodes is kept as a :class:`LazyFilters` and the pod's ``"filter"``
+    entries hold the node's position in it until the record is read
+    (:meth:`pod_record`) or the node is recorded again (:meth:`filter_values`).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_lazy", "data", "lazy")
+
+    LAZY = True
+
+    def __init__(self, lazy: bool | None = None) -> None:
         self.data: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        self.lazy = self.LAZY if lazy is None else lazy
+        self._lazy: dict[str, LazyFilters] = {}
 
     def pod(self, pod_key: str) -> dict[str, dict[str, dict[str, Any]]]:
         return self.data.setdefault(pod_key, {})
@@ -55,8 +118,38 @@ class Recorder:
         self.data.setdefault(pod_key, {}).setdefault(point, {}).setdefault(node, {})[plugin] = value
 
     def get(self, pod_key: str, point: str) -> dict[str, dict[str, Any]]:
-        return self.data.get(pod_key, {}).get(point, {})
+        return (self.pod_record(pod_key) or {}).get(point, {})
 
     def reset_pod(self, pod_key: str) -> None:
         """Forget a pod's earlier attempt (a retried pod is explained by its last attempt)."""
         self.data.pop(pod_key, None)
+        self._lazy.pop(pod_key, None)
+
+    def lazy_filters(self, pod_key: str, block: LazyFilters) -> dict[str, Any]:
+        """Start keeping a filter pass as ``block``; the pod's ``"filter"`` entries,
+        where the pass puts each node's position in it (or merges an entry already there)."""
+        if pod_key in self._lazy:
+            self.pod_record(pod_key)
+        self._lazy[pod_key] = block
+        return self.pod(pod_key).setdefault("filter", {})
+
+    def filter_values(self, pod_key: str, node: str) -> dict[str, Any]:
+        """The node's ``"filter"`` entry, to record into (built first if kept lazily)."""
+        per_node = self.pod(pod_key).setdefault("filter", {})
+        values = per_node.get(node)
+        if values is None:
+            values = per_node[node] = {}
+        elif values.__class__ is int:
+            values = per_node[node] = self._lazy[pod_key].values(values)
+        return values
+
+    def pod_record(self, pod_key: str) -> dict[str, dict[str, dict[str, Any]]] | None:
+        """The pod's record with every node's filter entry built (None: nothing recorded)."""
+        rec = self.data.get(pod_key)
+        block = self._lazy.pop(pod_key, None)
+        if block is not None and rec is not None:
+            per_node = rec.get("filter", {})
+            for node, v in per_node.items():
+                if v.__class__ is int:
+                    per_node[node] = block.values(v)
+        return rec
