@@ -13,20 +13,40 @@ anything.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["heap_init", "heap_pop", "heap_top", "heap_top_of_ties"]
+__all__ = ["GoHeap", "heap_init", "heap_pop", "heap_top", "heap_top_of_ties"]
+
+T = TypeVar("T")
 
 
-def heap_init(h: list[object], less: Callable[[object, object], bool]) -> None:
+class GoHeap(Generic[T]):
+    """A heap over ``items`` ordered by ``less``: ``heap.Init`` when made, then ``heap.Pop``."""
+
+    __slots__ = ("_h", "_less")
+
+    def __init__(self, items: list[T], less: Callable[[T, T], bool]) -> None:
+        self._h = list(items)
+        self._less = less
+        heap_init(self._h, less)
+
+    def __len__(self) -> int:
+        return len(self._h)
+
+    def pop(self) -> T:
+        return heap_pop(self._h, self._less)
+
+
+def heap_init(h: list[T], less: Callable[[T, T], bool]) -> None:
     """Go's ``heap.Init``: sift down every inner node, the last first."""
     n = len(h)
     for i in range(n // 2 - 1, -1, -1):
         _down(h, less, i, n)
 
 
-def heap_pop(h: list[object], less: Callable[[object, object], bool]) -> object:
+def heap_pop(h: list[T], less: Callable[[T, T], bool]) -> T:
     """Go's ``heap.Pop``: the root moves to the end, the new root sifts down, the end is taken."""
     n = len(h) - 1
     h[0], h[n] = h[n], h[0]
@@ -34,7 +54,7 @@ def heap_pop(h: list[object], less: Callable[[object, object], bool]) -> object:
     return h.pop()
 
 
-def _down(h: list[object], less: Callable[[object, object], bool], i0: int, n: int) -> None:
+def _down(h: list[T], less: Callable[[T, T], bool], i0: int, n: int) -> None:
     i = i0
     while True:
         j1 = 2 * i + 1

@@ -1,8 +1,8 @@
 """OpportunisticBatching: one profile's stored results, offered to the next identical pod
 (upstream ``framework/runtime/batch.go``).
 
-A cycle that chose a node among scored ones keeps the other scored nodes, best
-first, with the pod's signature. The next cycle, for a pod of that signature,
+A cycle that chose a node among scored ones keeps the other scored nodes (the
+heap upstream popped its choice from), with the pod's signature. The next cycle, for a pod of that signature,
 is offered the head of that list as a hint, when the previous pod's node can
 no longer take it (so the previous scores still rank the rest). The rules
 are in ``docs/fidelity.md``.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 __all__ = ["GATE", "MAX_BATCH_AGE", "OpportunisticBatch"]
 
@@ -20,11 +21,18 @@ GATE = "OpportunisticBatching"
 MAX_BATCH_AGE = 0.5
 
 
+class Hints(Protocol):
+    """The scored nodes left; ``pop`` gives the next hint (a list: worst first)."""
+
+    def __len__(self) -> int: ...
+
+    def pop(self) -> str: ...
+
+
 @dataclass(slots=True)
 class _BatchState:
     signature: str
-    # the scored nodes left, worst first: the next hint is the last one
-    nodes: list[str]
+    nodes: Hints
     created: float
 
 
@@ -89,14 +97,14 @@ class OpportunisticBatch:
         signature: str | None,
         hinted: str,
         chosen: str,
-        others: list[str] | None,
+        others: Hints | None,
         cycle: int,
         now: float,
     ) -> None:
         """Record a cycle that chose ``chosen`` (upstream ``StoreScheduleResults``).
 
-        ``others``: the scored nodes left after ``chosen``, worst first (None when
-        the cycle did not score).
+        ``others``: the scored nodes left after ``chosen``, next hint popped first
+        (None when the cycle did not score).
         """
         self.last_cycle = cycle
         self.last_chosen = chosen

@@ -29,8 +29,8 @@ from ..framework.node_info import NodeInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..gocompat import go_list
-from ..goheap import heap_top_of_ties
-from .batching import GATE, OpportunisticBatch
+from ..goheap import GoHeap, heap_top_of_ties
+from .batching import GATE, Hints, OpportunisticBatch
 from .messages import Diagnosis, FitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -311,7 +311,7 @@ class Scheduler:
         if self.explain:
             scores = {ni.name: int(t) for ni, t in zip(feasible, totals.tolist(), strict=True)}
         if batch is not None:
-            others = self._others_worst_first(feasible, totals, k) if sig is not None else None
+            others = self._others(feasible, totals, k) if sig is not None else None
             batch.store(sig, hint, host, others, self.cycle, self.ctx.now())
         return Attempt(
             AttemptStatus.SCHEDULED,
@@ -486,11 +486,15 @@ class Scheduler:
         s = fwk.run_filter_plugins_unrecorded(state, pod, ni)
         return s is not None and s.is_rejected()
 
-    def _others_worst_first(
-        self, feasible: list[NodeInfo], totals: np.ndarray, chosen: int
-    ) -> list[str]:
-        """The scored nodes but the chosen one, worst first, as upstream's heap leaves them:
-        by total score, equal totals in the order a tie-break would take them."""
+    def _others(self, feasible: list[NodeInfo], totals: np.ndarray, chosen: int) -> Hints:
+        """The scored nodes but the chosen one, the next best popped first: upstream's
+        heap after its Pop, or, with another tie-break, a list worst first."""
+        if self.node_rank is None and not self.random_ties:
+            names = [ni.name for ni in feasible]
+            total = dict(zip(names, totals.tolist(), strict=True))
+            heap = GoHeap(names, lambda a, b: total[a] > total[b])
+            heap.pop()
+            return heap
         if self.node_rank is not None:
             tie = -self.node_rank[[ni.index for ni in feasible]]
         else:

@@ -13,6 +13,7 @@ import copy
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,6 +58,21 @@ def window_cluster() -> list[dict[str, Any]]:
 def test_the_next_identical_pod_takes_the_previous_cycles_next_best_node() -> None:
     got = placements(window_cluster(), NO_SPREAD, True)
     assert got == {"default/p0": "n050", "default/p1": "n060"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_hint_among_tied_nodes_is_the_next_pop_of_upstreams_heap(seed: int) -> None:
+    """n0 is best, n1..n7 tie: popping n0 moves n7 to the root, so n7 is the hint
+    (every seed); without batching the next pod's own heap over n1..n7 gives n1."""
+    cpu = {0: "4"}
+    nodes = [
+        make_node(f"n{i}").alloc("cpu", cpu.get(i, "1")).alloc("memory", "4Gi").alloc("pods", 1)
+        for i in range(8)
+    ]
+    pods = [make_pod(f"p{i}").req(cpu="500m").created(f"2026-01-01T00:00:0{i}Z") for i in range(2)]
+    objs = cluster_objects(*nodes, *pods)
+    assert placements(objs, NO_SPREAD, True, seed=seed) == {"default/p0": "n0", "default/p1": "n7"}
+    assert placements(objs, NO_SPREAD, False, seed=seed) == {"default/p0": "n0", "default/p1": "n1"}
 
 
 def test_without_the_gate_the_next_pod_searches_the_next_window() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scheduler_engine.goheap import heap_init, heap_pop, heap_top
+from scheduler_engine.goheap import GoHeap, heap_init, heap_pop, heap_top
 
 CASES = json.loads((Path(__file__).parent / "go119_heap.json").read_text())["cases"]
 
@@ -57,3 +57,11 @@ def test_a_tied_list_pops_its_first_node_first() -> None:
     for c in CASES:
         if len(set(c["totals"])) == 1:
             assert c["popped"][0] == 0
+
+
+def test_a_go_heap_pops_as_go_pops_it() -> None:
+    for c in CASES:
+        t = c["totals"]
+        h = GoHeap(list(range(len(t))), lambda a, b, t=t: t[a] > t[b])
+        assert [h.pop() for _ in range(len(t))] == c["popped"]
+        assert len(h) == 0
