@@ -267,21 +267,20 @@ class FilterLoop:
         state: CycleState,
         pod: Pod,
         node_info: NodeInfo,
-        filters: list[_Filter],
-        passes: list[list[bool] | None],
+        opened: list[tuple[str, Any, Any, Any]],
         j: int,
-        known: list[list[Status | None] | None] | None,
         calls: dict[int, list[Status | None]],
     ) -> Status | None:
         """:meth:`_filter_node` recorded lazily: the same calls, in the same order, and
-        the first rejection; the statuses of the filters called go to ``calls[j]``."""
+        the first rejection; the statuses of the filters called go to ``calls[j]``.
+
+        ``opened``: ``(name, filter, verdicts, statuses)`` of the filters some node
+        does not pass by its verdict (the others pass every node)."""
         first: Status | None = None
         called: list[Status | None] | None = None
-        for f, (name, filt, _) in enumerate(filters):
-            passed = passes[f]
+        for name, filt, passed, statuses in opened:
             if passed is not None and passed[j]:
                 continue
-            statuses = known[f] if known is not None else None
             if statuses is None:
                 s = _called(filt, name, state, pod, node_info)
                 if called is None:
@@ -571,6 +570,8 @@ class FilterLoop:
             names = [name for name, _, _ in filters]
             kept = LazyFilters(names, passes, known, self.passed_values(filters))
             per_node = self.recorder.lazy_filters(pod.key, kept)
+            filt_of = {name: filt for name, filt, _ in filters}
+            opened = [(name, filt_of[name], p, st) for name, p, st in kept.open]
         for k in order:
             j = k % n
             ni = nodes[j]
@@ -581,9 +582,7 @@ class FilterLoop:
             elif kept is not None:
                 s = None
                 if every is None or not every[j]:
-                    s = self._filter_node_kept(
-                        state, pod, ni, filters, passes, j, known, kept.calls
-                    )
+                    s = self._filter_node_kept(state, pod, ni, opened, j, kept.calls)
                 values = per_node.get(ni.name)
                 if values is None:
                     per_node[ni.name] = j

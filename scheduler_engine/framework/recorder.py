@@ -53,9 +53,14 @@ class LazyFilters:
     ``f``'s status on node ``j`` from its statuses over every node.  ``calls[j]``:
     the statuses of the filters called on node ``j``, in filter order.
     :meth:`values` builds node ``j``'s entry as the recorded per-node loop does.
+
+    ``open``: the filters some node does not pass by its verdict, as ``(name,
+    verdicts, statuses)``; the others are ``PASSED`` on every node.  Nodes whose
+    entry needs no call share the values built for the same statuses (read,
+    never changed, as ``PASSED`` is); each node has its own entry.
     """
 
-    __slots__ = ("calls", "known", "names", "passed", "passes")
+    __slots__ = ("_built", "calls", "open", "passed", "passes")
 
     def __init__(
         self,
@@ -64,33 +69,54 @@ class LazyFilters:
         known: Sequence[Sequence[Status | None] | None] | None,
         passed: dict[str, Any],
     ) -> None:
-        self.names = names
         self.passes = passes
-        self.known = known
         self.passed = passed
         self.calls: dict[int, list[Status | None]] = {}
+        self.open: list[tuple[str, Sequence[bool] | None, Sequence[Status | None] | None]] = [
+            (name, passes[f], known[f] if known is not None else None)
+            for f, name in enumerate(names)
+            if passes[f] is None or False in passes[f]
+        ]
+        self._built: dict[tuple[int, ...], dict[str, Any]] = {}
 
     def values(self, j: int) -> dict[str, Any]:
         every = self.passes[-1]
         if every is not None and every[j]:
             return dict(self.passed)
-        out: dict[str, Any] = {}
-        called = iter(self.calls.get(j, ()))
-        known = self.known
-        for f, name in enumerate(self.names):
-            passed = self.passes[f]
+        calls = self.calls.get(j)
+        if calls is not None:
+            return self._build(j, calls)
+        # no call: the entry is the statuses' (each open filter passed or has them)
+        key = tuple(
+            -1 if passed is not None and passed[j] else id(statuses[j])  # type: ignore[index]
+            for _, passed, statuses in self.open
+        )
+        built = self._built.get(key)
+        if built is None:
+            built = self._built[key] = self._build(j, ())
+        return dict(built)
+
+    def _build(self, j: int, calls: Sequence[Status | None]) -> dict[str, Any]:
+        out = dict(self.passed)
+        called = iter(calls)
+        for name, passed, statuses in self.open:
             if passed is not None and passed[j]:
-                out[name] = PASSED
                 continue
-            statuses = known[f] if known is not None else None
             s = statuses[j] if statuses is not None else next(called)
             if s is None:
-                out[name] = PASSED
                 continue
             if s.code != Code.SUCCESS:
                 s = filter_status(s, name)
             out[name] = status_value(s)
         return out
+
+    def build(self, per_node: dict[str, Any]) -> None:
+        """Every node of ``per_node`` still kept here, built in place (in its place)."""
+        every = self.passes[-1]
+        passed, values = self.passed, self.values
+        for node, v in per_node.items():
+            if v.__class__ is int:
+                per_node[node] = dict(passed) if every is not None and every[v] else values(v)
 
 
 class Recorder:
@@ -148,8 +174,5 @@ class Recorder:
         rec = self.data.get(pod_key)
         block = self._lazy.pop(pod_key, None)
         if block is not None and rec is not None:
-            per_node = rec.get("filter", {})
-            for node, v in per_node.items():
-                if v.__class__ is int:
-                    per_node[node] = block.values(v)
+            block.build(rec.get("filter", {}))
         return rec

@@ -133,3 +133,35 @@ def test_a_kept_pass_builds_what_the_pass_would_have_built() -> None:
     record = lazy[0]["filter"]
     assert list(record) == ["n1", "n2", "n0"] and list(record["n1"]) == ["A", "B", "C", "D", "E"]
     assert record["n2"]["C"]["code"] == "Error" and record["n0"]["D"]["code"] == "Error"
+
+
+def _shared_record(lazy: bool) -> Any:
+    """Every filter vectorised: nodes rejected alike share a status, one node also needs a call."""
+    nodes = [make_node(f"n{i}").cap(cpu=4, memory="8Gi").obj() for i in range(5)]
+    one, two = Status(Code.UNSCHEDULABLE, "one"), Status(Code.UNSCHEDULABLE, "two")
+    by_node = {"n0": None, "n1": one, "n2": one, "n3": two, "n4": one}
+
+    def statuses(state: Any, pod: Any, nis: Any) -> list[Status | None]:
+        return [by_node[ni.name] for ni in nis]
+
+    def verdicts(state: Any, pod: Any, nis: Any) -> Any:
+        return np.array([ni.name != "n4" for ni in nis])
+
+    plugins = [
+        Fake("A", filter=None, filter_batch=verdicts, filter_statuses_batch=statuses),
+        Fake("B", filter=None, filter_batch=lambda s, p, nis: np.ones(len(nis), dtype=bool)),
+        Fake("C", filter=Status(Code.UNSCHEDULABLE, "c"), filter_batch=verdicts),
+    ]
+    fwk, ctx = build_framework({"filter": ["A", "B", "C"]}, plugins, nodes, explain=True)
+    fwk.recorder.lazy = lazy
+    found = fwk.find_nodes_that_pass_filters(CycleState(), POD, ctx.snapshot.node_info_list, 0, 5)
+    assert [ni.name for ni in found.feasible] == ["n0"]
+    return fwk.recorder.pod_record(POD.key)
+
+
+def test_nodes_rejected_alike_are_built_alike_and_apart() -> None:
+    lazy = _shared_record(True)
+    assert json.dumps(lazy) == json.dumps(_shared_record(False))
+    record = lazy["filter"]
+    assert record["n1"]["A"]["reasons"] == ["one"] and record["n3"]["A"]["reasons"] == ["two"]
+    assert record["n4"]["C"]["reasons"] == ["c"] and record["n1"] is not record["n2"]
