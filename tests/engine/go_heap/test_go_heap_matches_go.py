@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scheduler_engine.goheap import GoHeap, heap_init, heap_pop, heap_top
 
@@ -65,3 +67,9 @@ def test_a_go_heap_pops_as_go_pops_it() -> None:
         h = GoHeap(list(range(len(t))), lambda a, b, t=t: t[a] > t[b])
         assert [h.pop() for _ in range(len(t))] == c["popped"]
         assert len(h) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=600))
+def test_the_short_cut_agrees_with_the_port_on_any_list(totals: list[int]) -> None:
+    assert heap_top(np.array(totals, dtype=np.int64)) == _popped(totals)[0]
