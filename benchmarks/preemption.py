@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/preemption.py --nodes 1500 --pods 20
     .venv/bin/python benchmarks/preemption.py --plain               # the reference path
     .venv/bin/python benchmarks/preemption.py --compare             # both, alternating
+    .venv/bin/python benchmarks/preemption.py --compare-record      # record kept / built, alternating
 
 The mirror's fleet (``benchmarks/mirror_fleet.py``: ``--nodes`` nodes, nine
 running GPU pods on each, priorities 0 to 3,000) is held as the web process
@@ -18,7 +19,9 @@ timings: and every dry run's candidates with their victims and the statuses of t
 nodes that are not), which
 must be the same with and without ``--plain`` (``DefaultPreemption.fast_dry_run``
 off: the dry run exactly as upstream words it). ``--compare`` explains each pod
-both ways, alternating which goes first, and fails when the digests differ.
+both ways, alternating which goes first, and fails when the digests differ;
+``--compare-record`` does the same with the filter record kept until read
+(``Recorder.LAZY``, the default) and built during the pass (``--eager-record``).
 Instructions of the explanations alone (the second of the two dumps):
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --dump-before=getppid \
@@ -35,12 +38,14 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.mirror_fleet import make_node, make_pod  # noqa: E402
 from scheduler_engine import default_config  # noqa: E402
+from scheduler_engine.framework.recorder import Recorder  # noqa: E402
 from scheduler_engine.plugins.defaultpreemption import DefaultPreemption as Preemption  # noqa: E402
 from scheduler_engine.preemption import Evaluator  # noqa: E402
 from scheduler_engine.warm_cluster import WarmCluster  # noqa: E402
@@ -48,11 +53,12 @@ from scheduler_engine.warm_cluster import WarmCluster  # noqa: E402
 # what an answer's summary times (left out of the digest)
 TIMED = ("seconds", "podsPerSecond")
 PATH = {False: "plain", True: "fast"}
+RECORD = {False: "eager record", True: "kept record"}
 
 
-def digest_dry_runs(digests: dict[bool, hashlib._Hash]) -> None:
+def digest_dry_runs(digests: dict[bool, hashlib._Hash], path: Callable[[], bool]) -> None:
     """Feed every dry run's candidates (node, victims, PDB violations) and node statuses
-    to the digest of the path it ran on."""
+    to the digest of the path it ran on (``path()``)."""
     plain = Evaluator.dry_run_preemption
 
     def dry_run(self: Evaluator, *args: object) -> tuple:
@@ -63,7 +69,7 @@ def digest_dry_runs(digests: dict[bool, hashlib._Hash]) -> None:
             for c in candidates
         ]
         said = sorted((name, st.code, st.message()) for name, st in statuses.statuses.items())
-        digests[Preemption.fast_dry_run].update(json.dumps([seen, said, errors]).encode())
+        digests[path()].update(json.dumps([seen, said, errors]).encode())
         return out
 
     Evaluator.dry_run_preemption = dry_run  # type: ignore[method-assign]
@@ -81,8 +87,12 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=10, help="pending pods explained")
     ap.add_argument("--plain", action="store_true", help="the dry run without its fast path")
     ap.add_argument("--compare", action="store_true", help="each pod both ways, alternating")
+    ap.add_argument("--eager-record", action="store_true", help="filters recorded during the pass")
+    ap.add_argument("--compare-record", action="store_true", help="kept and eager, alternating")
     args = ap.parse_args()
-    paths = [False, True] if args.compare else [not args.plain]
+    paths = [False, True] if args.compare or args.compare_record else [not args.plain]
+    label = RECORD if args.compare_record else PATH
+    Recorder.LAZY = not args.eager_record
     print(f"nodes {args.nodes}, load average {os.getloadavg()[0]:.1f}", flush=True)
     t0 = time.perf_counter()
     running = (make_pod(i, args.nodes) for i in range(args.nodes * 10) if i % 10)
@@ -96,12 +106,19 @@ def main() -> int:
     warm.explain_pod(pending[0], config, whatif=False)
     cpu: dict[bool, list[float]] = {fast: [] for fast in paths}
     digests = {fast: hashlib.sha256() for fast in paths}
-    digest_dry_runs(digests)
+    if args.compare_record:
+        digest_dry_runs(digests, lambda: Recorder.LAZY)
+    else:
+        digest_dry_runs(digests, lambda: Preemption.fast_dry_run)
     # the measured part starts: `valgrind --tool=callgrind --dump-before=getppid` counts it apart
     os.getppid()
     for i, obj in enumerate(pending[1:], 1):
         for fast in paths if i % 2 else paths[::-1]:
-            Preemption.fast_dry_run = fast
+            if args.compare_record:
+                Recorder.LAZY = fast
+                Preemption.fast_dry_run = not args.plain
+            else:
+                Preemption.fast_dry_run = fast
             c0 = time.process_time()
             answer = warm.explain_pod(obj, config, seed=i, whatif=False)
             cpu[fast].append(time.process_time() - c0)
@@ -109,18 +126,18 @@ def main() -> int:
             decided = {**answer, "summary": summary}
             digests[fast].update(json.dumps(decided, sort_keys=True, default=str).encode())
             print(
-                f"  {answer['pod']} ({PATH[fast]}): {cpu[fast][-1] * 1000:.0f} ms CPU, "
+                f"  {answer['pod']} ({label[fast]}): {cpu[fast][-1] * 1000:.0f} ms CPU, "
                 f"{answer['status']} on {answer.get('node')}, "
                 f"{len(answer.get('victims') or ())} victims",
                 flush=True,
             )
     for fast in paths:
         print(
-            f"{PATH[fast]}: {len(cpu[fast])} explanations, {p50_p95(cpu[fast])}; "
+            f"{label[fast]}: {len(cpu[fast])} explanations, {p50_p95(cpu[fast])}; "
             f"digest {digests[fast].hexdigest()[:16]}"
         )
     print(f"load average {os.getloadavg()[0]:.1f}")
-    if args.compare and digests[False].digest() != digests[True].digest():
+    if len(paths) == 2 and digests[False].digest() != digests[True].digest():
         print("the two paths answered differently")
         return 1
     return 0
