@@ -31,6 +31,7 @@ __all__ = [
     "TOLERATIONS",
     "VOLUMES",
     "Fragments",
+    "SignedByVolumes",
     "batchable_plugins",
     "host_ports_signer",
     "node_affinity_signer",
@@ -131,6 +132,17 @@ def volumes_signer(pod: Pod) -> list[str]:
             continue
         out.append(_canonical({k: x for k, x in v.items() if k != "name"}))
     return sorted(out)
+
+
+class SignedByVolumes:
+    """SignPod of the volume plugins (VolumeBinding, VolumeRestrictions, VolumeZone,
+    NodeVolumeLimits): their answers depend on the pod's volumes, configMap and
+    secret ones aside (upstream's ``VolumesSigner``)."""
+
+    __slots__ = ()
+
+    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
+        return [(VOLUMES, volumes_signer(pod))], None
 
 
 def resources_signer(pod: Pod) -> dict[str, Any]:

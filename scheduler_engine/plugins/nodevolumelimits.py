@@ -27,7 +27,7 @@ from typing import Any
 from ..framework.cycle_state import CycleState
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
-from ..framework.signers import VOLUMES, Fragments, volumes_signer
+from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import (
@@ -62,7 +62,7 @@ def _migration_on(csinode: CSINodeInfo | None, plugin: str) -> bool:
     return csinode is not None and plugin in MIGRATION_ON_PLUGINS
 
 
-class NodeVolumeLimits:
+class NodeVolumeLimits(SignedByVolumes):
     NAME = NAME
 
     def __init__(self, handle: Handle) -> None:
@@ -208,10 +208,6 @@ class NodeVolumeLimits:
             if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
-
-    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
-        """Its answers depend on the pod's volumes (configMap and secret aside)."""
-        return [(VOLUMES, volumes_signer(pod))], None
 
 
 PLUGIN = NodeVolumeLimits

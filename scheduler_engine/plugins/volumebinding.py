@@ -46,7 +46,7 @@ from ..config.defaults import FEATURE_GATES
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
-from ..framework.signers import VOLUMES, Fragments, volumes_signer
+from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..gocompat import go_round
 from ..gosort import go_sort_slice
@@ -205,7 +205,7 @@ def _state_data(state: CycleState) -> _State | Status:
     return s
 
 
-class VolumeBinding:
+class VolumeBinding(SignedByVolumes):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
@@ -520,10 +520,6 @@ class VolumeBinding:
             pv.static_bindings, [c for c, _ in pv.dynamic_provisions], labels, node_name
         )
         return None
-
-    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
-        """Its answers depend on the pod's volumes (configMap and secret aside)."""
-        return [(VOLUMES, volumes_signer(pod))], None
 
 
 class _BinderError(Exception):

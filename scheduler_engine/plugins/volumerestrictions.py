@@ -22,7 +22,7 @@ from typing import Any
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
-from ..framework.signers import VOLUMES, Fragments, volumes_signer
+from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import READ_WRITE_ONCE_POD, PodVolume, pod_volumes, storage_for
@@ -107,7 +107,7 @@ class _PreFilterState(StateData):
         self.conflicting += sign * n
 
 
-class VolumeRestrictions(UpdatedWithPods):
+class VolumeRestrictions(UpdatedWithPods, SignedByVolumes):
     NAME = NAME
     PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
 
@@ -168,10 +168,6 @@ class VolumeRestrictions(UpdatedWithPods):
         if s.conflicting > 0:
             return Status.unschedulable(ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
         return None
-
-    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
-        """Its answers depend on the pod's volumes (configMap and secret aside)."""
-        return [(VOLUMES, volumes_signer(pod))], None
 
 
 PLUGIN = VolumeRestrictions

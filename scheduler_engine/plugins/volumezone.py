@@ -22,7 +22,7 @@ from typing import Any
 from ..framework.cycle_state import CycleState, StateData
 from ..framework.interfaces import Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
-from ..framework.signers import VOLUMES, Fragments, volumes_signer
+from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import VolumeInfo, pod_volumes, storage_for
@@ -71,7 +71,7 @@ class _State(StateData):
         self.topologies = topologies
 
 
-class VolumeZone:
+class VolumeZone(SignedByVolumes):
     NAME = NAME
     # the node's labels and the pod's volumes decide, not the node's pods
     # (refilter_with_nominated_pods)
@@ -149,10 +149,6 @@ class VolumeZone:
             if v is None or v not in values:
                 return Status.unresolvable(ERR_REASON_CONFLICT)
         return None
-
-    def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
-        """Its answers depend on the pod's volumes (configMap and secret aside)."""
-        return [(VOLUMES, volumes_signer(pod))], None
 
 
 PLUGIN = VolumeZone
