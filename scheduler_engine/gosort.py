@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["go_sort_slice"]
+__all__ = ["go_sort_by_key", "go_sort_slice"]
 
 _MAX_INSERTION = 12
 _SHORTEST_NINTHER = 50
@@ -43,6 +43,23 @@ def go_sort_slice(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
         _insertion_sort(items, less, 0, n)
         return
     _pdqsort(items, less, 0, n, n.bit_length())
+
+
+def go_sort_by_key(items: list[Any], key: Callable[[Any], Any]) -> None:
+    """``go_sort_slice(items, lambda a, b: key(a) < key(b))``, each key computed once.
+
+    ``key``'s values must be ordered by ``<`` as a strict weak order (numbers,
+    strings, tuples of them). Up to 12 elements Go's insertion sort is then
+    stable, as Python's sort is; longer slices run pdqsort over the keys.
+    """
+    n = len(items)
+    if n <= _MAX_INSERTION:
+        items.sort(key=key)
+        return
+    keys = [key(x) for x in items]
+    order = list(range(n))
+    _pdqsort(order, lambda i, j: keys[i] < keys[j], 0, n, n.bit_length())
+    items[:] = [items[i] for i in order]
 
 
 def _insertion_sort(x: list[Any], less: Callable[[Any, Any], bool], a: int, b: int) -> None:

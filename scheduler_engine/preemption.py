@@ -32,7 +32,7 @@ from .framework.cycle_state import CycleState
 from .framework.interfaces import NodeToStatus, NominatingInfo, PostFilterResult
 from .framework.node_info import NodeInfo
 from .framework.status import Code, Status
-from .gosort import go_sort_slice
+from .gosort import go_sort_by_key, go_sort_slice
 from .scheduler.messages import fit_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -264,7 +264,8 @@ def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
     (higher priority, earlier start time): a strict weak order, under which
     Go's insertion sort (up to 12 pods) and Python's stable sort keep equal
     pods in the same (given) order, so one key per pod replaces the pairwise
-    comparisons; longer lists take Go's pdqsort over the keys. When none of
+    comparisons (``go_sort_by_key``: longer lists take Go's pdqsort over the
+    keys). When none of
     up to 12 pods has one, each compares as a later "now": of two pods of
     equal priority the one asked about first is the more important, so the
     insertion sort moves each pod in front of the equal ones before it (their
@@ -278,12 +279,7 @@ def sort_by_importance(pods: list[Pod], clock: PodClock) -> None:
             pods.reverse()
             pods.sort(key=_priority)
         return
-    if len(pods) <= 12:
-        pods.sort(key=_importance)  # Go's insertion sort: stable, as this is
-        return
-    # longer slices: Go's pdqsort, which may reorder equal pods, over the keys
-    key = {id(p): _importance(p) for p in pods}
-    go_sort_slice(pods, lambda a, b: key[id(a)] < key[id(b)])
+    go_sort_by_key(pods, _importance)
 
 
 def get_earliest_pod_start_time(victims: Victims, clock: PodClock) -> tuple[float, int] | None:

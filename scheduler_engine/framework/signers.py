@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..gosort import go_sort_slice
+from ..gosort import go_sort_by_key
 from ..objects import Pod
 from .interfaces import RefusingSignPlugin, SignPlugin
 from .status import Code, Status
@@ -115,12 +115,7 @@ def node_affinity_signer(pod: Pod) -> Any:
 def tolerations_signer(pod: Pod) -> list[Any]:
     """The tolerations ordered by key, then value, as upstream's ``sort.Slice`` leaves them."""
     out = list(pod.spec.get("tolerations") or ())
-
-    def less(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-        ka, kb = str(a.get("key") or ""), str(b.get("key") or "")
-        return ka < kb or (ka == kb and str(a.get("value") or "") < str(b.get("value") or ""))
-
-    go_sort_slice(out, less)
+    go_sort_by_key(out, lambda t: (str(t.get("key") or ""), str(t.get("value") or "")))
     return out
 
 

@@ -49,7 +49,7 @@ from ..framework.node_info import NodeInfo
 from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..gocompat import go_round
-from ..gosort import go_sort_slice
+from ..gosort import go_sort_by_key
 from ..objects import Node, Pod
 from ..storage import (
     ANN_BOUND_BY_CONTROLLER,
@@ -141,13 +141,13 @@ class _State(StateData):
 
 def _match_order(claims: list[ClaimInfo]) -> list[ClaimInfo]:
     out = [c for c in claims if ANN_SELECTED_NODE not in c.annotations]
-    go_sort_slice(out, _smaller_request)
+    go_sort_by_key(out, _request)
     return out
 
 
-def _smaller_request(a: ClaimInfo, b: ClaimInfo) -> bool:
-    """``byPVCSize.Less``: a claim without a storage request asks for 0."""
-    return (a.request or 0) < (b.request or 0)
+def _request(claim: ClaimInfo) -> Fraction | int:
+    """``byPVCSize``'s key: a claim without a storage request asks for 0."""
+    return claim.request or 0
 
 
 def find_matching_volume(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import PodDisruptionBudget
-from ..gosort import go_sort_slice
+from ..gosort import go_sort_by_key
 from ..objects import Pod
 from ..objects.pod import PREEMPT_NEVER
 from .fixes import Candidate, Fix, WhatIf, tolerating
@@ -51,7 +51,7 @@ def select_victims(ctx: WhatIf, prep: Prepared, gap: Gap, below: int) -> list[Po
     ni = gap.node_info
     lower = [p for p in ni.pods if p.priority < below]
     # Go's unstable sort, as DefaultPreemption's: on more than 12, ties may move
-    go_sort_slice(lower, lambda a, b: _importance(a) < _importance(b))
+    go_sort_by_key(lower, _importance)
     if not lower:
         return None
     p2, n2 = probe.without(prep, ni, lower)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from scheduler_engine import gosort
-from scheduler_engine.gosort import go_sort_slice
+from scheduler_engine.gosort import go_sort_by_key, go_sort_slice
 
 CASES = json.loads((Path(__file__).parent / "go119_sort_slice.json").read_text())
 NOW = 1_000_000_000
@@ -84,3 +84,19 @@ def test_short_slices_are_insertion_sorted_whatever_the_shifts() -> None:
     for c in CASES["cases"]:
         if len(c["elems"]) <= 12:
             assert _sorted(c["elems"]) == c["sorted"]
+
+
+def test_sorting_by_a_key_leaves_what_go_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``go_sort_by_key`` (a key per element, then pdqsort over the keys) on the cases
+    whose order is a strict weak one: every pod with a start time."""
+    monkeypatch.setattr(gosort, "XORSHIFT", tuple(CASES["xorshift"]))
+    checked = 0
+    for c in CASES["cases"]:
+        elems = c["elems"]
+        if any(t < 0 for _, t in elems):
+            continue
+        idx = list(range(len(elems)))
+        go_sort_by_key(idx, lambda i, e=elems: (-e[i][0], e[i][1]))
+        assert idx == c["sorted"]
+        checked += len(elems) > 12
+    assert checked > 20
