@@ -112,11 +112,10 @@ class LazyFilters:
 
     def build(self, per_node: dict[str, Any]) -> None:
         """Every node of ``per_node`` still kept here, built in place (in its place)."""
-        every = self.passes[-1]
-        passed, values = self.passed, self.values
+        values = self.values
         for node, v in per_node.items():
             if v.__class__ is int:
-                per_node[node] = dict(passed) if every is not None and every[v] else values(v)
+                per_node[node] = values(v)
 
 
 class Recorder:
