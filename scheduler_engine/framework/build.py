@@ -38,7 +38,7 @@ def new_framework(
     """
     handle = FrameworkHandle(ctx)
     fwk = Framework(profile, registry, handle, recorder=recorder, batch=batch)
-    handle.framework = fwk
+    handle.attach(fwk)
     cosched = fwk.plugins.get("Coscheduling")
     if load_pod_groups and cosched is not None:
         cosched.load_pod_groups(ctx.cluster.source)

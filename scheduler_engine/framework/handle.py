@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..gocompat import go_duration
 from ..objects.podgroup import NativePodGroup
-from .cycle_state import CycleState
-from .node_info import NodeInfo
 from .pod_group_state import PodGroupStates
 from .snapshot import Snapshot
 from .status import Code, Status
@@ -27,6 +25,8 @@ from .status import Code, Status
 if TYPE_CHECKING:  # pragma: no cover
     from ..cluster import ClusterState
     from ..objects import Pod
+    from .cycle_state import CycleState
+    from .node_info import NodeInfo
     from .runtime import Framework
 
 __all__ = ["Eviction", "FrameworkHandle", "SimulationContext", "WaitingPod"]
@@ -234,12 +234,30 @@ class SimulationContext:
 
 
 class FrameworkHandle:
-    """The Handle one profile's plugins receive (see ``interfaces.Handle``)."""
+    """The Handle one profile's plugins receive (see ``interfaces.Handle``).
+
+    Its filter-running helpers are the framework's own methods, bound by
+    :meth:`attach` (upstream's framework is its own handle): a plugin's call
+    reaches the framework without a frame of ours in between.
+    """
+
+    run_filter_plugins: Callable[[CycleState, Pod, NodeInfo], Status | None]
+    run_filter_plugins_with_nominated_pods: Callable[[CycleState, Pod, NodeInfo], Status | None]
+    refilter_with_nominated_pods: Callable[[CycleState, Pod, NodeInfo], Status | None]
+    has_pre_filter_extensions: Callable[[CycleState], bool]
+    run_pre_filter_extension_add_pod: Callable[[CycleState, Pod, Pod, NodeInfo], Status | None]
+    run_pre_filter_extension_remove_pod: Callable[[CycleState, Pod, Pod, NodeInfo], Status | None]
 
     def __init__(self, ctx: SimulationContext) -> None:
         self.ctx = ctx
-        # set by the framework's builder once the plugins exist
+        # set by attach() once the plugins exist
         self.framework: Framework | None = None
+
+    def attach(self, fwk: Framework) -> None:
+        """Link the profile's framework: each helper declared above becomes its method."""
+        self.framework = fwk
+        for name in FrameworkHandle.__annotations__:
+            setattr(self, name, getattr(fwk, name))
 
     @property
     def cluster(self) -> ClusterState:
@@ -254,42 +272,6 @@ class FrameworkHandle:
     def has_nominated_pods(self) -> bool:
         """Whether any node has pods nominated to it."""
         return bool(self.ctx.nominated)
-
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
-
-    def has_pre_filter_extensions(self, state: CycleState) -> bool:
-        assert self.framework is not None
-        return self.framework.has_pre_filter_extensions(state)
-
-    def refilter_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.refilter_with_nominated_pods(state, pod, node_info)
-
-    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_filter_plugins(state, pod, node_info)
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_pre_filter_extension_add_pod(
-            state, pod_to_schedule, pod_to_add, node_info
-        )
-
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        assert self.framework is not None
-        return self.framework.run_pre_filter_extension_remove_pod(
-            state, pod_to_schedule, pod_to_remove, node_info
-        )
 
     @property
     def rng(self) -> random.Random:

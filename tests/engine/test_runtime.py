@@ -220,6 +220,30 @@ def test_pre_filter_extensions_that_raise_fail_each_call_in_their_turn():
         assert s.message() == 'running AddPod on PreFilter plugin "A": RuntimeError: boom'
 
 
+def test_a_plugins_handle_runs_the_frameworks_filter_helpers():
+    a = Fake(
+        "A",
+        pre_filter=(None, None),
+        pre_filter_extensions=_Extensions(-1),
+        filter=Status.unschedulable("no"),
+    )
+    fwk, ctx = build_framework({"preFilter": ["A"], "filter": ["A"]}, [a], NODES)
+    handle, state = fwk.handle, CycleState()
+    fwk.run_pre_filter_plugins(state, POD)
+    ni, other = ctx.snapshot.node_info_list[0], make_pod("o").pod()
+    assert handle.has_pre_filter_extensions(state)
+    for run in (
+        handle.run_filter_plugins,
+        handle.run_filter_plugins_with_nominated_pods,
+        handle.refilter_with_nominated_pods,
+    ):
+        assert run(state, POD, ni).message() == "no"
+    s = handle.run_pre_filter_extension_add_pod(state, POD, other, ni)
+    assert s.message() == 'running AddPod on PreFilter plugin "A": cannot add o'
+    s = handle.run_pre_filter_extension_remove_pod(state, POD, other, ni)
+    assert s.message() == 'running RemovePod on PreFilter plugin "A": cannot add o'
+
+
 def test_refilter_leaves_out_filters_that_ignore_the_nodes_pods():
     blind = Fake("Blind", filter=None)
     blind.filter_reads_no_pods = True

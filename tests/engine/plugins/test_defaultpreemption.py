@@ -13,7 +13,7 @@ counts filter runs, as upstream's tests count their fake filter's calls.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -111,17 +111,21 @@ class CountingHandle(FrameworkHandle):
 
     filter_calls = 0
 
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        self.filter_calls += 1
-        return super().run_filter_plugins_with_nominated_pods(state, pod, node_info)
+    def attach(self, fwk: Framework) -> None:
+        super().attach(fwk)
+        self.run_filter_plugins_with_nominated_pods = self._counted(
+            fwk.run_filter_plugins_with_nominated_pods
+        )
+        self.refilter_with_nominated_pods = self._counted(fwk.refilter_with_nominated_pods)
 
-    def refilter_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status | None:
-        self.filter_calls += 1
-        return super().refilter_with_nominated_pods(state, pod, node_info)
+    def _counted(
+        self, run: Callable[[CycleState, Pod, NodeInfo], Status | None]
+    ) -> Callable[[CycleState, Pod, NodeInfo], Status | None]:
+        def counted(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+            self.filter_calls += 1
+            return run(state, pod, node_info)
+
+        return counted
 
     @property
     def evicted(self) -> list[str]:
@@ -175,7 +179,7 @@ def setup(
     profile = ProfileConfig("default-scheduler", plugins, {dp.NAME: dict(args or {})})
     plugin_handle: Any = handle if with_eviction else NonEvictingHandle(handle)
     fw = Framework(profile, _registry(), plugin_handle)
-    handle.framework = fw
+    handle.attach(fw)
     return handle, fw, fw.plugins[dp.NAME]
 
 
