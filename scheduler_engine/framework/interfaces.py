@@ -151,26 +151,17 @@ class NodeToStatus:
         return [ni for ni in snapshot.node_info_list if self.get(ni.name).code == code]
 
 
+@dataclass(slots=True, eq=False)
 class QueuedPodInfo:
     """A pod in the scheduling queue."""
 
-    __slots__ = (
-        "attempts",
-        "gated",
-        "initial_attempt_ts",
-        "pod",
-        "timestamp",
-        "unschedulable_plugins",
-    )
-
-    def __init__(self, pod: Pod, timestamp: float) -> None:
-        self.pod = pod
-        # when the pod was (re)added to the queue; PrioritySort's tie-break
-        self.timestamp = timestamp
-        self.initial_attempt_ts: float | None = None
-        self.attempts = 0
-        self.gated = False
-        self.unschedulable_plugins: set[str] = set()
+    pod: Pod
+    # when the pod was (re)added to the queue; PrioritySort's tie-break
+    timestamp: float
+    initial_attempt_ts: float | None = None
+    attempts: int = 0
+    gated: bool = False
+    unschedulable_plugins: set[str] = field(default_factory=set)
 
 
 # -- what plugins can reach -----------------------------------------------------
