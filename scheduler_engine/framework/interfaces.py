@@ -440,7 +440,7 @@ class BasePlugin:
     """An optional base for a plugin class: the extension questions answered from its methods.
 
     As a method named ``filter`` joins Filter, a plugin that defines ``add_pod``
-    and ``remove_pod`` is its own :class:`PreFilterExtensions`, one that defines
+    (and so ``remove_pod``) is its own :class:`PreFilterExtensions`, one that defines
     ``normalize_score`` its own :class:`ScoreExtensions`, and one that defines
     ``normalize_placement_score`` its own placement score extensions; without
     them the answer is None (no AddPod/RemovePod, no NormalizeScore), as
