@@ -26,6 +26,7 @@ from .quantity import QuantityError, parse_quantity, value
 
 __all__ = [
     "GPU_RESOURCE",
+    "INCONSISTENCY_KINDS",
     "GpuDevice",
     "Inconsistency",
     "NodeGpuView",
@@ -51,6 +52,13 @@ ALLOCATABLE_VS_DEVICES = "allocatable-vs-devices"
 GFD_VS_DEVICES = "gfd-vs-devices"
 REQUESTS_ABOVE_ALLOCATABLE = "requests-above-allocatable"
 CLAIM_OF_MISSING_POD = "claim-of-missing-pod"
+INCONSISTENCY_KINDS = (
+    ALLOCATABLE_VS_GFD,
+    ALLOCATABLE_VS_DEVICES,
+    GFD_VS_DEVICES,
+    REQUESTS_ABOVE_ALLOCATABLE,
+    CLAIM_OF_MISSING_POD,
+)
 
 
 @dataclass(frozen=True, slots=True)
