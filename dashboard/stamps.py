@@ -1,7 +1,8 @@
 """Abstract models for work that users ask for and Celery workers carry out.
 
-``Requested``: who asked and when; ``Worked``: when a worker started it, last
-said it is alive (the reapers read it) and finished it.  Abstract: each
+``Requested``: who asked and when; ``Ran``: when it started and finished;
+``Worked``: a ``Ran`` that one Celery worker carries out, so it also says when
+the worker last said it is alive (the reapers read it).  Abstract: each
 concrete model keeps its own table and columns.  ``WorkStatus``: where such
 work stands, ``FINISHED`` the statuses it ends in.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-__all__ = ["FINISHED", "Requested", "WorkStatus", "Worked"]
+__all__ = ["FINISHED", "Ran", "Requested", "WorkStatus", "Worked"]
 
 
 class WorkStatus(models.TextChoices):
@@ -35,10 +36,16 @@ class Requested(models.Model):
         abstract = True
 
 
-class Worked(models.Model):
+class Ran(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Worked(Ran):
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         abstract = True

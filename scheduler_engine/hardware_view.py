@@ -26,6 +26,7 @@ from .quantity import QuantityError, parse_quantity, value
 
 __all__ = [
     "GPU_RESOURCE",
+    "INCONSISTENCY_KINDS",
     "GpuDevice",
     "Inconsistency",
     "NodeGpuView",
@@ -51,6 +52,13 @@ ALLOCATABLE_VS_DEVICES = "allocatable-vs-devices"
 GFD_VS_DEVICES = "gfd-vs-devices"
 REQUESTS_ABOVE_ALLOCATABLE = "requests-above-allocatable"
 CLAIM_OF_MISSING_POD = "claim-of-missing-pod"
+INCONSISTENCY_KINDS = (
+    ALLOCATABLE_VS_GFD,
+    ALLOCATABLE_VS_DEVICES,
+    GFD_VS_DEVICES,
+    REQUESTS_ABOVE_ALLOCATABLE,
+    CLAIM_OF_MISSING_POD,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,23 +373,17 @@ def _dra_devices(
         if g.type == "mig" and g.mig_parent:
             parent = by_uuid.get(g.mig_parent)
             parent_name = parent.name if parent else g.name.split("-mig-")[0]
-            out[i] = _replace(g, mig_parent=parent_name)
+            out[i] = dataclasses.replace(g, mig_parent=parent_name)
             parents.setdefault(parent_name, []).append(g.name)
     for i, g in enumerate(out):
         if g.name in parents:
-            out[i] = _replace(g, partitions=tuple(parents.pop(g.name)))
+            out[i] = dataclasses.replace(g, partitions=tuple(parents.pop(g.name)))
     # a MIG-enabled parent is not published itself: stand in for it
     for parent_name, parts in parents.items():
         first = next(g for g in out if g.name == parts[0])
         shared = {f: getattr(first, f) for f in _SHARED_WITH_PARTITIONS}
         out.append(GpuDevice(name=parent_name, source="dra", partitions=tuple(parts), **shared))
     return out
-
-
-def _replace(g: GpuDevice, **changes: Any) -> GpuDevice:
-    fields = {k: getattr(g, k) for k in GpuDevice.__slots__}  # type: ignore[attr-defined]
-    fields.update(changes)
-    return GpuDevice(**fields)
 
 
 def _zones(nrt: NodeResourceTopology | None) -> tuple[NumaZone, ...]:

@@ -10,6 +10,9 @@ here: :class:`FilterPlugin`, :class:`ScorePlugin`, ...).  Optionally:
 * ``EVENTS``: the cluster events (:data:`POD_ADD`, :data:`POD_DELETE`) after
   which a pod the plugin rejected is worth retrying (default: any pod event).
 
+Subclassing :class:`BasePlugin` gives ``pre_filter_extensions`` and
+``score_extensions``, answered from the methods the plugin defines.
+
 The class is built as ``cls(args, handle)``.  Plugins are found through the
 entry-point group ``schedlab.plugins`` or named ``MODULE:CLASS`` (the CLI's
 ``--plugin``, the web side's ``SCHEDLAB_PLUGINS``); see ``docs/plugins.md``.

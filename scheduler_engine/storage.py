@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
 from .documents import object_ref
 from .errors import InputError
@@ -101,13 +101,15 @@ MIGRATION_ON_PLUGINS = frozenset(
 )
 
 
-def _storage_quantity(raw: Any, field: str, ref: str, source: str | None) -> Fraction | None:
+def _storage_quantity(
+    raw: Any, field: str, obj: Mapping[str, Any], source: str | None
+) -> Fraction | None:
     if raw is None:
         return None
     try:
         return parse_quantity(raw)
     except QuantityError as exc:
-        raise InputError(str(exc), file=source, obj=ref, field=field) from None
+        raise InputError(str(exc), file=source, obj=object_ref(dict(obj)), field=field) from None
 
 
 def _ceil(q: Fraction | None) -> int:
@@ -168,64 +170,70 @@ def intree_handle(kind: str, src: Mapping[str, Any], labels: Mapping[str, str] |
 # -- parsed objects -------------------------------------------------------------
 
 
-_Annotated = TypeVar("_Annotated", "ClaimInfo", "VolumeInfo")
-
-
-def _annotated_copy(obj: _Annotated) -> _Annotated:
-    """A shallow copy with an annotations dict of its own, the one field binding changes in place."""
-    c = object.__new__(type(obj))
-    for s in type(obj).__slots__:
-        setattr(c, s, getattr(obj, s))
-    c.annotations = dict(obj.annotations)
-    return c
-
-
-class ClaimInfo:
-    """A PersistentVolumeClaim."""
+class _PersistentObject:
+    """What a claim and a volume both carry, read the same way from either."""
 
     __slots__ = (
         "access_modes",
         "annotations",
-        "bind_completed",
-        "controller_uid",
         "deleting",
-        "key",
         "name",
-        "namespace",
-        "phase",
         "raw",
-        "request",
-        "selector",
         "storage_class",
-        "uid",
         "vac",
         "volume_mode",
+    )
+
+    def __init__(self, obj: Mapping[str, Any]) -> None:
+        meta, spec = _meta(obj), _spec(obj)
+        self.raw = obj
+        self.name = str(meta.get("name") or "")
+        self.annotations: dict[str, str] = dict(meta.get("annotations") or {})
+        self.deleting = meta.get("deletionTimestamp") is not None
+        self.storage_class = _storage_class(self.annotations, spec)
+        self.access_modes = _strs(spec.get("accessModes"))
+        self.volume_mode = str(spec.get("volumeMode") or "Filesystem")
+        self.vac = str(spec.get("volumeAttributesClassName") or "")
+
+    def copy(self) -> Self:
+        """A shallow copy with an annotations dict of its own, the one field binding changes in place."""
+        c = object.__new__(type(self))
+        for s in _PersistentObject.__slots__ + type(self).__slots__:
+            setattr(c, s, getattr(self, s))
+        c.annotations = dict(self.annotations)
+        return c
+
+
+class ClaimInfo(_PersistentObject):
+    """A PersistentVolumeClaim."""
+
+    __slots__ = (
+        "bind_completed",
+        "controller_uid",
+        "key",
+        "namespace",
+        "phase",
+        "request",
+        "selector",
+        "uid",
         "volume_name",
     )
 
     def __init__(self, obj: Mapping[str, Any], source: str | None = None) -> None:
+        super().__init__(obj)
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
-        ref = object_ref(dict(obj))
-        self.raw = obj
         self.namespace = str(meta.get("namespace") or "default")
-        self.name = str(meta.get("name") or "")
         self.key = f"{self.namespace}/{self.name}"
         self.uid = str(meta.get("uid") or f"uid-{self.key}")
-        self.annotations: dict[str, str] = dict(meta.get("annotations") or {})
-        self.deleting = meta.get("deletionTimestamp") is not None
         self.controller_uid = ""
         for o in meta.get("ownerReferences") or []:
             if isinstance(o, Mapping) and o.get("controller"):
                 self.controller_uid = str(o.get("uid") or "")
                 break
-        self.storage_class = _storage_class(self.annotations, spec)
         self.volume_name = str(spec.get("volumeName") or "")
-        self.access_modes = _strs(spec.get("accessModes"))
-        self.volume_mode = str(spec.get("volumeMode") or "Filesystem")
-        self.vac = str(spec.get("volumeAttributesClassName") or "")
         requests = (spec.get("resources") or {}).get("requests") or {}
         self.request = _storage_quantity(
-            requests.get("storage"), "spec.resources.requests.storage", ref, source
+            requests.get("storage"), "spec.resources.requests.storage", obj, source
         )
         sel = spec.get("selector")
         try:
@@ -233,7 +241,9 @@ class ClaimInfo:
                 parse_label_selector(sel, "spec.selector") if sel is not None else None
             )
         except SelectorError as exc:
-            raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
+            raise InputError(
+                exc.message, file=source, obj=object_ref(dict(obj)), field=exc.field
+            ) from None
         self.phase = str(status.get("phase") or "Pending")
         self.bind_completed = ANN_BIND_COMPLETED in self.annotations or self.phase == "Bound"
 
@@ -245,51 +255,32 @@ class ClaimInfo:
     def request_value(self) -> int:
         return _ceil(self.request)
 
-    def copy(self) -> ClaimInfo:
-        return _annotated_copy(self)
-
     def __repr__(self) -> str:
         return f"PVC({self.key} -> {self.volume_name or '-'})"
 
 
-class VolumeInfo:
+class VolumeInfo(_PersistentObject):
     """A PersistentVolume."""
 
     __slots__ = (
-        "access_modes",
-        "annotations",
         "capacity",
         "claim_ref",
         "csi_driver",
         "csi_handle",
-        "deleting",
         "intree",
         "labels",
-        "name",
         "node_affinity",
         "phase",
-        "raw",
-        "storage_class",
-        "vac",
-        "volume_mode",
     )
 
     def __init__(self, obj: Mapping[str, Any], source: str | None = None) -> None:
+        super().__init__(obj)
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
-        ref = object_ref(dict(obj))
-        self.raw = obj
-        self.name = str(meta.get("name") or "")
         self.labels: dict[str, str] = {
             str(k): str(v) for k, v in (meta.get("labels") or {}).items()
         }
-        self.annotations: dict[str, str] = dict(meta.get("annotations") or {})
-        self.deleting = meta.get("deletionTimestamp") is not None
-        self.storage_class = _storage_class(self.annotations, spec)
         cap = (spec.get("capacity") or {}).get("storage")
-        self.capacity = _storage_quantity(cap, "spec.capacity.storage", ref, source) or Fraction(0)
-        self.access_modes = _strs(spec.get("accessModes"))
-        self.volume_mode = str(spec.get("volumeMode") or "Filesystem")
-        self.vac = str(spec.get("volumeAttributesClassName") or "")
+        self.capacity = _storage_quantity(cap, "spec.capacity.storage", obj, source) or Fraction(0)
         cr = spec.get("claimRef")
         self.claim_ref: tuple[str, str, str] | None = (
             (
@@ -310,7 +301,9 @@ class VolumeInfo:
                     na["required"], "spec.nodeAffinity.required"
                 )
             except SelectorError as exc:
-                raise InputError(exc.message, file=source, obj=ref, field=exc.field) from None
+                raise InputError(
+                    exc.message, file=source, obj=object_ref(dict(obj)), field=exc.field
+                ) from None
         csi = spec.get("csi")
         self.csi_driver = str(csi.get("driver") or "") if isinstance(csi, Mapping) else ""
         self.csi_handle = str(csi.get("volumeHandle") or "") if isinstance(csi, Mapping) else ""
@@ -342,9 +335,6 @@ class VolumeInfo:
         if cr is None or cr[0] != claim.namespace or cr[1] != claim.name:
             return False
         return not cr[2] or cr[2] == claim.uid
-
-    def copy(self) -> VolumeInfo:
-        return _annotated_copy(self)
 
     def __repr__(self) -> str:
         return f"PV({self.name})"
@@ -415,10 +405,9 @@ class CapacityInfo:
     __slots__ = ("limit", "node_topology", "storage_class")
 
     def __init__(self, obj: Mapping[str, Any], source: str | None = None) -> None:
-        ref = object_ref(dict(obj))
         self.storage_class = str(obj.get("storageClassName") or "")
-        mvs = _storage_quantity(obj.get("maximumVolumeSize"), "maximumVolumeSize", ref, source)
-        cap = _storage_quantity(obj.get("capacity"), "capacity", ref, source)
+        mvs = _storage_quantity(obj.get("maximumVolumeSize"), "maximumVolumeSize", obj, source)
+        cap = _storage_quantity(obj.get("capacity"), "capacity", obj, source)
         # maximumVolumeSize is more precise when present
         self.limit = mvs if mvs is not None else cap
         nt = obj.get("nodeTopology")

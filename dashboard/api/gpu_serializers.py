@@ -5,18 +5,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from scheduler_engine.hardware_view import INCONSISTENCY_KINDS
+
 
 class InconsistencySerializer(serializers.Serializer):
     node = serializers.CharField(required=False)
-    kind = serializers.ChoiceField(
-        choices=[
-            "allocatable-vs-gfd",
-            "allocatable-vs-devices",
-            "gfd-vs-devices",
-            "requests-above-allocatable",
-            "claim-of-missing-pod",
-        ]
-    )
+    kind = serializers.ChoiceField(choices=list(INCONSISTENCY_KINDS))
     message = serializers.CharField()
     details = serializers.DictField()
 

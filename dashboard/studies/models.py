@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.db import models
 
 from dashboard import stamps
-from dashboard.stamps import Requested, Worked
+from dashboard.stamps import Ran, Requested, Worked
 
 Status = stamps.WorkStatus
 FINISHED = stamps.FINISHED
 
 
-class Study(Requested):
+class Study(Requested, Ran):
     """``spec`` keeps what was asked: configurations (label, policy, document), seeds,
     percentages, mode and inflate factor; the runs are its cross product."""
 
@@ -21,8 +21,6 @@ class Study(Requested):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     runs_total = models.PositiveIntegerField(default=0)
     runs_done = models.PositiveIntegerField(default=0)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]

@@ -28,6 +28,7 @@ from scheduler_engine.plugin_api import (
     MAX_NODE_SCORE,
     POD_DELETE,
     ArgsProblem,
+    BasePlugin,
     Code,
     CycleState,
     Handle,
@@ -73,7 +74,7 @@ def _device_memory_mib(device: Mapping[str, Any]) -> int:
         return 0
 
 
-class GPUMemoryScore:
+class GPUMemoryScore(BasePlugin):
     """PreScore, Score and NormalizeScore (see the module docstring)."""
 
     NAME = "GPUMemoryScore"
@@ -129,9 +130,6 @@ class GPUMemoryScore:
             return max(int(label), 0) * free_gpus + dra  # type: ignore[arg-type]
         except (TypeError, ValueError):  # no label, or not a number
             return dra
-
-    def score_extensions(self) -> GPUMemoryScore:
-        return self
 
     # -- NormalizeScore: MiB to 0-100 --------------------------------------------------
     def normalize_score(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "BasePlugin",
     "BatchFilterPlugin",
     "BatchScoreExtensions",
     "BatchScorePlugin",
@@ -151,26 +152,17 @@ class NodeToStatus:
         return [ni for ni in snapshot.node_info_list if self.get(ni.name).code == code]
 
 
+@dataclass(slots=True, eq=False)
 class QueuedPodInfo:
     """A pod in the scheduling queue."""
 
-    __slots__ = (
-        "attempts",
-        "gated",
-        "initial_attempt_ts",
-        "pod",
-        "timestamp",
-        "unschedulable_plugins",
-    )
-
-    def __init__(self, pod: Pod, timestamp: float) -> None:
-        self.pod = pod
-        # when the pod was (re)added to the queue; PrioritySort's tie-break
-        self.timestamp = timestamp
-        self.initial_attempt_ts: float | None = None
-        self.attempts = 0
-        self.gated = False
-        self.unschedulable_plugins: set[str] = set()
+    pod: Pod
+    # when the pod was (re)added to the queue; PrioritySort's tie-break
+    timestamp: float
+    initial_attempt_ts: float | None = None
+    attempts: int = 0
+    gated: bool = False
+    unschedulable_plugins: set[str] = field(default_factory=set)
 
 
 # -- what plugins can reach -----------------------------------------------------
@@ -433,6 +425,29 @@ class BindPlugin(Plugin, Protocol):
 @runtime_checkable
 class PostBindPlugin(Plugin, Protocol):
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+class BasePlugin:
+    """An optional base for a plugin class: the extension questions answered from its methods.
+
+    As a method named ``filter`` joins Filter, a plugin that defines ``add_pod``
+    (and so ``remove_pod``) is its own :class:`PreFilterExtensions`, one that defines
+    ``normalize_score`` its own :class:`ScoreExtensions`, and one that defines
+    ``normalize_placement_score`` its own placement score extensions; without
+    them the answer is None (no AddPod/RemovePod, no NormalizeScore), as
+    upstream's plugins answer nil.  A plugin may override any of the three.
+    """
+
+    __slots__ = ()
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return self if hasattr(self, "add_pod") else None  # type: ignore[return-value]
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        return self if hasattr(self, "normalize_score") else None  # type: ignore[return-value]
+
+    def placement_score_extensions(self) -> Any:
+        return self if hasattr(self, "normalize_placement_score") else None
 
 
 # extension point → the method a plugin defines to join it

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle, NodeToStatus, PostFilterResult, QueuedPodInfo
+from ..framework.interfaces import BasePlugin, Handle, NodeToStatus, PostFilterResult, QueuedPodInfo
 from ..framework.node_info import NodeInfo
 from ..framework.status import Code, Status
 from ..objects import Pod
@@ -262,7 +262,7 @@ def check_cluster_resource(
     return f"resource gap: map[{inner}]"
 
 
-class Coscheduling:
+class Coscheduling(BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
@@ -410,9 +410,6 @@ class Coscheduling:
         if gap_msg is not None:
             return gap_msg
         self.permitted[full] = now + self.schedule_timeout
-        return None
-
-    def pre_filter_extensions(self) -> None:
         return None
 
     # -- PostFilter ------------------------------------------------------------------------------

@@ -15,15 +15,13 @@ decides whether the group as a whole is schedulable; nothing waits there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..objects.podgroup import pod_group_name
-from .helper import pod_group_state
+from .helper import HandlePlugin, pod_group_state
 
 __all__ = [
     "MSG_WAITING_FOR_MIN_COUNT_SCHEDULED",
@@ -49,11 +47,8 @@ def waiting_for_pod_group(name: str) -> str:
     return f'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
 
 
-class GangScheduling:
+class GangScheduling(HandlePlugin):
     NAME = NAME
-
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
 
     def _group(self, pod: Pod) -> tuple[str, Any] | None:
         name = pod_group_name(pod.raw)
@@ -106,7 +101,4 @@ class GangScheduling:
 
 
 PLUGIN = GangScheduling
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> GangScheduling:
-    return GangScheduling(handle)
+new = GangScheduling.new

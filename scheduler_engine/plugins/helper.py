@@ -5,6 +5,8 @@
   :class:`DefaultNormalized` is the NormalizeScore of the plugins that use it.
 * :class:`NodeLocalFilter` is the Filter of the plugins that judge a node from
   the pod's spec and that node alone, with one fixed reason.
+* :class:`HandlePlugin` is the constructor and factory of the plugins that keep
+  only their handle.
 * :class:`UpdatedWithPods` is the PreFilterExtensions of the plugins whose
   AddPod and RemovePod are one update with +1 or -1.
 * :func:`pod_group_state` reads a pod group's state as upstream's snapshot does.
@@ -17,13 +19,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.interfaces import MAX_NODE_SCORE, BasePlugin, NodeScore
 from ..framework.node_info import NodeInfo
 from ..framework.node_table import RowsMemo
 from ..framework.snapshot import STEADY_EXTENSIONS
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "HOSTNAME_LABEL",
     "DefaultNormalized",
+    "HandlePlugin",
     "NodeLocalFilter",
     "NodeSignatures",
     "UpdatedWithPods",
@@ -55,7 +58,20 @@ SIGNATURES_KEY = "plugins.helper.NodeSignatures"
 STEADY_EXTENSIONS.add(SIGNATURES_KEY)
 
 
-class UpdatedWithPods:
+class HandlePlugin(BasePlugin):
+    """A plugin that keeps its handle and takes no args: ``PLUGIN.new`` is its module's ``new``."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        self.handle = handle
+
+    @classmethod
+    def new(cls, args: Mapping[str, Any], handle: Handle) -> Self:
+        return cls(handle)
+
+
+class UpdatedWithPods(BasePlugin):
     """PreFilterExtensions of a plugin whose PreFilter state follows the pods that
     preemption adds to or removes from a node: AddPod and RemovePod are one update
     with +1 or -1 of the state stored under ``PRE_FILTER_STATE`` (upstream's
@@ -63,9 +79,6 @@ class UpdatedWithPods:
 
     __slots__ = ()
     PRE_FILTER_STATE: ClassVar[str]
-
-    def pre_filter_extensions(self) -> Self:
-        return self
 
     def add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
@@ -135,7 +148,7 @@ def default_normalize_scores_array(max_priority: int, reverse: bool, scores: np.
     scores[:] = max_priority - q if reverse else q
 
 
-class DefaultNormalized:
+class DefaultNormalized(BasePlugin):
     """NormalizeScore by :func:`default_normalize_score` up to ``MAX_NODE_SCORE``.
 
     ``REVERSE_SCORES`` as upstream passes ``reverse``: NodeAffinity keeps the
@@ -144,9 +157,6 @@ class DefaultNormalized:
 
     REVERSE_SCORES = False
     __slots__ = ()
-
-    def score_extensions(self) -> DefaultNormalized:
-        return self
 
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
@@ -157,7 +167,7 @@ class DefaultNormalized:
         default_normalize_scores_array(MAX_NODE_SCORE, self.REVERSE_SCORES, scores)
 
 
-class NodeLocalFilter:
+class NodeLocalFilter(HandlePlugin):
     """A Filter that judges a node from the pod's spec and that node alone.
 
     A node the subclass's ``fits`` refuses is UnschedulableAndUnresolvable with
@@ -171,10 +181,7 @@ class NodeLocalFilter:
     REASON = ""
     node_local_filter = True
     filter_reads_no_pods = True
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: Handle | None = None) -> None:
-        self.handle = handle
+    __slots__ = ()
 
     def fits(self, pod: Pod, node_info: NodeInfo) -> bool:
         raise NotImplementedError

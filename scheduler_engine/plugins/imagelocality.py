@@ -10,18 +10,17 @@ linearly to 0..100.  No NormalizeScore.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import MAX_NODE_SCORE, Handle
+from ..framework.interfaces import MAX_NODE_SCORE
 from ..framework.node_info import ImageStateSummary, NodeInfo
 from ..framework.signers import IMAGE_NAMES, Fragments
 from ..framework.status import Status
 from ..gocompat import go_div
 from ..objects import Pod, normalized_image_name
-from .helper import signatures_for
+from .helper import HandlePlugin, signatures_for
 
 __all__ = [
     "MAX_CONTAINER_THRESHOLD",
@@ -72,15 +71,12 @@ def pod_images(pod: Pod) -> tuple[tuple[str, ...], int]:
     return cached
 
 
-class ImageLocality:
+class ImageLocality(HandlePlugin):
     NAME = NAME
     # answers from the pod's spec and that one node alone (framework/node_memo.py)
     node_local_score = True
 
     __slots__ = ("handle",)
-
-    def __init__(self, handle: Handle) -> None:
-        self.handle = handle
 
     def _total_nodes(self) -> int:
         return len(self.handle.snapshot().node_info_list)
@@ -115,9 +111,6 @@ class ImageLocality:
         # non-negative operands: floor division equals Go's truncation
         return (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // (max_threshold - MIN_THRESHOLD)
 
-    def score_extensions(self) -> None:
-        return None
-
     def sign_pod(self, pod: Pod) -> tuple[Fragments, Status | None]:
         """Its score depends on the images of the containers and init containers."""
         spec = pod.spec
@@ -127,7 +120,4 @@ class ImageLocality:
 
 
 PLUGIN = ImageLocality
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> ImageLocality:
-    return ImageLocality(handle)
+new = ImageLocality.new

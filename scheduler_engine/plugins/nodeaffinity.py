@@ -202,9 +202,6 @@ class NodeAffinity(DefaultNormalized):
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
         return PreFilterResult(names), None
 
-    def pre_filter_extensions(self) -> None:
-        return None
-
     def _required_for(self, state: CycleState, pod: Pod) -> RequiredNodeAffinity:
         s = state.get(PRE_FILTER_STATE_KEY)
         if isinstance(s, _PreFilterState):

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.signers import FEATURES, Fragments
 from ..framework.status import Code, Status
@@ -115,7 +115,7 @@ class _PreFilterState(StateData):
         self.reqs = reqs
 
 
-class NodeDeclaredFeatures:
+class NodeDeclaredFeatures(BasePlugin):
     NAME = NAME
     # the node's declared features decide, not its pods (refilter_with_nominated_pods)
     filter_reads_no_pods = True
@@ -136,9 +136,6 @@ class NodeDeclaredFeatures:
             return None, Status(Code.SKIP)
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(reqs))
         return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not self.enabled:

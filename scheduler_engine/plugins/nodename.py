@@ -6,13 +6,11 @@ v1.36 has no PreFilter here: the node set is not narrowed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
 from ..framework.signers import NODE_NAME, Fragments
 from ..framework.status import Status
@@ -48,7 +46,4 @@ class NodeName(NodeLocalFilter):
 
 
 PLUGIN = NodeName
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> NodeName:
-    return NodeName(handle)
+new = NodeName.new

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState, StateData, missing_state
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ..framework.node_info import HostPortInfo, NodeInfo
 from ..framework.signers import HOST_PORTS, Fragments, host_ports_signer
 from ..framework.status import Code, Status
@@ -39,7 +39,7 @@ class _PreFilterState(StateData):
         self.ports = ports
 
 
-class NodePorts:
+class NodePorts(BasePlugin):
     NAME = NAME
 
     def pre_filter(
@@ -49,9 +49,6 @@ class NodePorts:
             return None, Status(Code.SKIP)
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(pod.host_ports))
         return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)

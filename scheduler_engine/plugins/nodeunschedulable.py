@@ -6,13 +6,11 @@ A cordoned node (``spec.unschedulable``) takes only pods that tolerate the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
 from ..framework.signers import TOLERATIONS, Fragments, tolerations_signer
 from ..framework.status import Status
@@ -62,7 +60,4 @@ class NodeUnschedulable(NodeLocalFilter):
 
 
 PLUGIN = NodeUnschedulable
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> NodeUnschedulable:
-    return NodeUnschedulable(handle)
+new = NodeUnschedulable.new

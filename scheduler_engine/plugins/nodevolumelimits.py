@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
@@ -62,7 +62,7 @@ def _migration_on(csinode: CSINodeInfo | None, plugin: str) -> bool:
     return csinode is not None and plugin in MIGRATION_ON_PLUGINS
 
 
-class NodeVolumeLimits(SignedByVolumes):
+class NodeVolumeLimits(SignedByVolumes, BasePlugin):
     NAME = NAME
 
     def __init__(self, handle: Handle) -> None:
@@ -77,9 +77,6 @@ class NodeVolumeLimits(SignedByVolumes):
             if v.kind in ("pvc", "ephemeral") or v.kind in INTREE_SOURCES:
                 return None, None
         return None, Status(Code.SKIP)
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     # -- volumes of a pod --------------------------------------------------------
     def _driver_info_from_class(

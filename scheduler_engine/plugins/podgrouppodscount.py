@@ -7,11 +7,7 @@ normalised so that the best placement scores 100.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle
 from ..framework.placement import (
     PLACEMENT_MAX_SCORE,
     PLACEMENT_MIN_SCORE,
@@ -19,18 +15,15 @@ from ..framework.placement import (
     PodGroupInfo,
 )
 from ..framework.status import Code, Status
-from .helper import pod_group_state
+from .helper import HandlePlugin, pod_group_state
 
 __all__ = ["NAME", "PLUGIN", "PodGroupPodsCount", "new"]
 
 NAME = "PodGroupPodsCount"
 
 
-class PodGroupPodsCount:
+class PodGroupPodsCount(HandlePlugin):
     NAME = NAME
-
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
 
     def score_placement(
         self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
@@ -39,9 +32,6 @@ class PodGroupPodsCount:
         if isinstance(st, Status):
             return 0, st
         return st.scheduled_pods_count() + len(assignments.assignments), None
-
-    def placement_score_extensions(self) -> PodGroupPodsCount:
-        return self
 
     def normalize_placement_score(
         self, state: CycleState, group: PodGroupInfo, scores: list[int]
@@ -57,7 +47,4 @@ class PodGroupPodsCount:
 
 
 PLUGIN = PodGroupPodsCount
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> PodGroupPodsCount:
-    return PodGroupPodsCount(handle)
+new = PodGroupPodsCount.new

@@ -10,13 +10,11 @@ TaintTolerationComparisonOperators, off in v1.36: they tolerate nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..framework.cycle_state import CycleState, StateData, missing_state
-from ..framework.interfaces import Handle
 from ..framework.node_info import NodeInfo
 from ..framework.signers import TOLERATIONS, Fragments, tolerations_signer
 from ..framework.status import Status
@@ -140,7 +138,4 @@ class TaintToleration(DefaultNormalized, NodeLocalFilter):
 
 
 PLUGIN = TaintToleration
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> TaintToleration:
-    return TaintToleration(handle)
+new = TaintToleration.new

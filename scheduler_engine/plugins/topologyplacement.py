@@ -9,25 +9,20 @@ constraint, the whole cluster is the one placement.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..framework.cycle_state import CycleState
-from ..framework.interfaces import Handle
 from ..framework.placement import Placement, PodGroupInfo
 from ..framework.status import Code, Status
-from .helper import pod_group_state
+from .helper import HandlePlugin, pod_group_state
 
 __all__ = ["NAME", "PLUGIN", "TopologyPlacementGenerator", "new"]
 
 NAME = "TopologyPlacementGenerator"
 
 
-class TopologyPlacementGenerator:
+class TopologyPlacementGenerator(HandlePlugin):
     NAME = NAME
-
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
 
     def generate_placements(
         self, state: CycleState, group: PodGroupInfo, parent: Placement
@@ -82,7 +77,4 @@ class TopologyPlacementGenerator:
 
 
 PLUGIN = TopologyPlacementGenerator
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> TopologyPlacementGenerator:
-    return TopologyPlacementGenerator(handle)
+new = TopologyPlacementGenerator.new

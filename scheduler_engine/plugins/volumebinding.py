@@ -44,7 +44,7 @@ from typing import Any
 
 from ..config.defaults import FEATURE_GATES
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
@@ -205,7 +205,7 @@ def _state_data(state: CycleState) -> _State | Status:
     return s
 
 
-class VolumeBinding(SignedByVolumes):
+class VolumeBinding(SignedByVolumes, BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
@@ -283,9 +283,6 @@ class VolumeBinding(SignedByVolumes):
         pvs_by_class = {c.storage_class: idx.cached_pvs_of_class(c.storage_class) for c in delay}
         state.write(STATE_KEY, _State(bound, delay, pvs_by_class))
         return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     # -- Filter ------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -444,9 +441,6 @@ class VolumeBinding(SignedByVolumes):
             else:
                 total += broken_linear_function(shape, requested * MAX_UTILIZATION // capacity)
         return go_round(float(total) / float(len(classes)))
-
-    def score_extensions(self) -> None:
-        return None
 
     # -- Reserve / Unreserve / PreBind --------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -20,13 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import READ_WRITE_ONCE_POD, PodVolume, pod_volumes, storage_for
-from .helper import UpdatedWithPods
+from .helper import HandlePlugin, UpdatedWithPods
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -107,12 +107,9 @@ class _PreFilterState(StateData):
         self.conflicting += sign * n
 
 
-class VolumeRestrictions(UpdatedWithPods, SignedByVolumes):
+class VolumeRestrictions(UpdatedWithPods, SignedByVolumes, HandlePlugin):
     NAME = NAME
     PRE_FILTER_STATE = PRE_FILTER_STATE_KEY
-
-    def __init__(self, handle: Handle) -> None:
-        self.handle = handle
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -171,7 +168,4 @@ class VolumeRestrictions(UpdatedWithPods, SignedByVolumes):
 
 
 PLUGIN = VolumeRestrictions
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> VolumeRestrictions:
-    return VolumeRestrictions(handle)
+new = VolumeRestrictions.new

@@ -16,16 +16,16 @@ is rejected with ``node(s) had no available volume zone``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..framework.cycle_state import CycleState, StateData
-from ..framework.interfaces import Handle, PreFilterResult
+from ..framework.interfaces import PreFilterResult
 from ..framework.node_info import NodeInfo
 from ..framework.signers import SignedByVolumes
 from ..framework.status import Code, Status
 from ..objects import Pod
 from ..storage import VolumeInfo, pod_volumes, storage_for
+from .helper import HandlePlugin
 from .volumerestrictions import not_found
 
 __all__ = ["ERR_REASON_CONFLICT", "NAME", "PLUGIN", "VolumeZone", "new", "pv_topologies"]
@@ -71,14 +71,11 @@ class _State(StateData):
         self.topologies = topologies
 
 
-class VolumeZone(SignedByVolumes):
+class VolumeZone(SignedByVolumes, HandlePlugin):
     NAME = NAME
     # the node's labels and the pod's volumes decide, not the node's pods
     # (refilter_with_nominated_pods)
     filter_reads_no_pods = True
-
-    def __init__(self, handle: Handle) -> None:
-        self.handle = handle
 
     def _pv_topologies(self, pod: Pod) -> tuple[list[tuple[str, frozenset[str]]], Status | None]:
         out: list[tuple[str, frozenset[str]]] = []
@@ -123,9 +120,6 @@ class VolumeZone(SignedByVolumes):
         state.write(PRE_FILTER_STATE_KEY, _State(topologies))
         return None, None
 
-    def pre_filter_extensions(self) -> None:
-        return None
-
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod_volumes(pod):
             return None
@@ -152,7 +146,4 @@ class VolumeZone(SignedByVolumes):
 
 
 PLUGIN = VolumeZone
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> VolumeZone:
-    return VolumeZone(handle)
+new = VolumeZone.new

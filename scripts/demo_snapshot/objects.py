@@ -125,14 +125,18 @@ def pod(
     priority_class: str | None = None,
     minute: int = 0,
     image: str = "registry.example.com/app:1.0",
+    gpu_toleration: bool = True,
     **spec_extra: Any,
 ) -> dict[str, Any]:
-    """A pod, running on ``node_name`` or Pending without one; returned to be adjusted."""
+    """A pod, running on ``node_name`` or Pending without one; returned to be adjusted.
+
+    A pod asking for GPUs tolerates the GPU taint unless ``gpu_toleration`` is False.
+    """
     spec: dict[str, Any] = {
         "containers": [_container(image, cpu, memory, gpus)],
         "schedulerName": "default-scheduler",
     }
-    if gpus:
+    if gpus and gpu_toleration:
         spec["tolerations"] = [GPU_TOLERATION]
     if priority_class:
         spec["priorityClassName"] = priority_class

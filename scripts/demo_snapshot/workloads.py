@@ -85,161 +85,77 @@ def running() -> None:
 
 def cpu_services() -> None:
     """Redis with anti-affinity, web front ends skewed to zone a, data pipelines."""
-    for i, n in enumerate(["cpu-a-1", "cpu-b-1"]):
-        pod(
-            "data",
-            f"redis-{i}",
-            node_name=n,
-            cpu="2",
-            memory="8Gi",
-            labels={"app": "redis"},
-            minute=i,
-        )
-    for i in range(6):
-        zone = "a" if i < 4 else "b"
-        node_name = f"cpu-{zone}-{1 + i % 2}"
-        labels = {"app": "frontend"}
-        pod(
-            "web",
-            f"frontend-{i}",
-            node_name=node_name,
-            cpu="2",
-            memory="4Gi",
-            labels=labels,
-            minute=40 + i,
-        )
-    for i in range(3):
-        node_name = f"cpu-c-{1 + i % 2}"
-        labels = {"app": "etl"}
-        pod(
-            "data",
-            f"etl-{i}",
-            node_name=node_name,
-            cpu="12",
-            memory="48Gi",
-            labels=labels,
-            minute=50 + i,
-        )
+    # Replicas ``app-i``, the i-th on the i-th node from minute ``first + i``.
+    for ns, app, nodes, first, cpu, memory in [
+        ("data", "redis", ["cpu-a-1", "cpu-b-1"], 0, "2", "8Gi"),
+        ("web", "frontend", ["cpu-a-1", "cpu-a-2"] * 2 + ["cpu-b-1", "cpu-b-2"], 40, "2", "4Gi"),
+        ("data", "etl", ["cpu-c-1", "cpu-c-2", "cpu-c-1"], 50, "12", "48Gi"),
+    ]:
+        for i, node_name in enumerate(nodes):
+            pod(
+                ns,
+                f"{app}-{i}",
+                node_name=node_name,
+                cpu=cpu,
+                memory=memory,
+                labels={"app": app},
+                minute=first + i,
+            )
+
+
+REDIS_ANTI_AFFINITY = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "labelSelector": {"matchLabels": {"app": "redis"}},
+                "topologyKey": "kubernetes.io/hostname",
+            }
+        ]
+    }
+}
+ZONE_SPREAD = {
+    "maxSkew": 1,
+    "topologyKey": "topology.kubernetes.io/zone",
+    "whenUnsatisfiable": "DoNotSchedule",
+    "labelSelector": {"matchLabels": {"app": "frontend"}},
+}
+
+# The pending pods, one a minute from minute 90, each showing a scheduling outcome: namespace,
+# name, the ``pod()`` keywords of ``COLUMNS`` and a dict of any further ones.
+COLUMNS = ("cpu", "memory", "gpus", "labels", "priority_class")
+PENDING: list[tuple[str, str, str, str, int, dict[str, str], str | None, dict[str, Any]]] = [
+    # Fits: more frontend and a small GPU notebook.
+    ("web", "frontend-6", "2", "4Gi", 0, {"app": "frontend"}, None, {}),
+    ("ml-training", "notebook-alice", "4", "32Gi", 1, {"app": "notebook"}, None, {}),
+    # Needs a whole H100 node at high priority: preempts the low-priority experiment.
+    ("ml-training", "gpt-finetune-worker-0", "64", "512Gi", 8, {"job": "gpt-finetune"}, "training-high",
+     {"tolerations": H100_TOLERATIONS, "affinity": H100_AFFINITY}),
+    # Asks for 16 GPUs in one pod: no node has that many, preemption cannot help.
+    ("ml-training", "bad-request-16gpu", "8", "64Gi", 16, {"job": "oops"}, "training-high", {}),
+    # Requests a GPU but forgot the toleration.
+    ("ml-inference", "no-toleration-gpu", "2", "8Gi", 1, {"app": "embedder"}, None,
+     {"gpu_toleration": False}),
+    # Pinned to a zone that does not exist.
+    ("data", "zone-d-cache", "2", "8Gi", 0, {"app": "cache"}, None,
+     {"nodeSelector": {"topology.kubernetes.io/zone": "us-east-1d"}}),
+    # Third redis replica: anti-affinity keeps it off nodes with redis.
+    ("data", "redis-2", "2", "8Gi", 0, {"app": "redis"}, None, {"affinity": REDIS_ANTI_AFFINITY}),
+    # Spread evenly across zones (frontends are skewed to zone a).
+    ("web", "frontend-7", "2", "4Gi", 0, {"app": "frontend"}, None,
+     {"topologySpreadConstraints": [ZONE_SPREAD]}),
+    # Too much memory for any node.
+    ("batch", "giant-sort", "8", "4Ti", 0, {"app": "sort"}, None, {}),
+    # Batch that may not preempt, needing a whole A100 node.
+    ("batch", "render-farm-0", "32", "256Gi", 8, {"app": "render"}, "batch-no-preempt", {}),
+    # Held back by a scheduling gate (e.g. a quota controller).
+    ("ml-training", "queued-job-0", "4", "16Gi", 2, {"job": "queued"}, None,
+     {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}]}),
+    # Handled by another scheduler.
+    ("batch", "volcano-job-0", "2", "4Gi", 0, {"app": "volcano"}, None, {"schedulerName": "volcano"}),
+]  # fmt: skip
 
 
 def pending() -> None:
-    """Pending pods, each showing a different scheduling outcome."""
-    # Fits: more frontend and a small GPU notebook.
-    pod("web", "frontend-6", cpu="2", memory="4Gi", labels={"app": "frontend"}, minute=90)
-    labels = {"app": "notebook"}
-    pod("ml-training", "notebook-alice", cpu="4", memory="32Gi", gpus=1, labels=labels, minute=91)
-    # Needs a whole H100 node at high priority: preempts the low-priority experiment.
-    pod(
-        "ml-training",
-        "gpt-finetune-worker-0",
-        cpu="64",
-        memory="512Gi",
-        gpus=8,
-        labels={"job": "gpt-finetune"},
-        priority_class="training-high",
-        minute=92,
-        tolerations=H100_TOLERATIONS,
-        affinity=H100_AFFINITY,
-    )
-    # Asks for 16 GPUs in one pod: no node has that many, preemption cannot help.
-    pod(
-        "ml-training",
-        "bad-request-16gpu",
-        cpu="8",
-        memory="64Gi",
-        gpus=16,
-        labels={"job": "oops"},
-        minute=93,
-        priority_class="training-high",
-    )
-    # Requests a GPU but forgot the toleration.
-    labels = {"app": "embedder"}
-    no_toleration = pod(
-        "ml-inference", "no-toleration-gpu", cpu="2", memory="8Gi", gpus=1, labels=labels, minute=94
-    )
-    no_toleration["spec"].pop("tolerations")
-    pending_constraints()
-
-
-def pending_constraints() -> None:
-    """Pending pods held by a constraint: zone, affinity, spread, size, priority, gate."""
-    # Pinned to a zone that does not exist.
-    pod(
-        "data",
-        "zone-d-cache",
-        cpu="2",
-        memory="8Gi",
-        labels={"app": "cache"},
-        minute=95,
-        nodeSelector={"topology.kubernetes.io/zone": "us-east-1d"},
-    )
-    # Third redis replica: anti-affinity keeps it off nodes with redis.
-    anti_affinity = {
-        "labelSelector": {"matchLabels": {"app": "redis"}},
-        "topologyKey": "kubernetes.io/hostname",
-    }
-    pod(
-        "data",
-        "redis-2",
-        cpu="2",
-        memory="8Gi",
-        labels={"app": "redis"},
-        minute=96,
-        affinity={
-            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [anti_affinity]}
-        },
-    )
-    # Spread evenly across zones (frontends are skewed to zone a).
-    spread = {
-        "maxSkew": 1,
-        "topologyKey": "topology.kubernetes.io/zone",
-        "whenUnsatisfiable": "DoNotSchedule",
-        "labelSelector": {"matchLabels": {"app": "frontend"}},
-    }
-    labels = {"app": "frontend"}
-    pod(
-        "web",
-        "frontend-7",
-        cpu="2",
-        memory="4Gi",
-        labels=labels,
-        minute=97,
-        topologySpreadConstraints=[spread],
-    )
-    # Too much memory for any node.
-    pod("batch", "giant-sort", cpu="8", memory="4Ti", labels={"app": "sort"}, minute=98)
-    # Batch that may not preempt, needing a whole A100 node.
-    pod(
-        "batch",
-        "render-farm-0",
-        cpu="32",
-        memory="256Gi",
-        gpus=8,
-        labels={"app": "render"},
-        minute=99,
-        priority_class="batch-no-preempt",
-    )
-    # Held back by a scheduling gate (e.g. a quota controller).
-    gates = [{"name": "kueue.x-k8s.io/admission"}]
-    labels = {"job": "queued"}
-    pod(
-        "ml-training",
-        "queued-job-0",
-        cpu="4",
-        memory="16Gi",
-        gpus=2,
-        labels=labels,
-        minute=100,
-        schedulingGates=gates,
-    )
-    # Handled by another scheduler.
-    labels = {"app": "volcano"}
-    pod(
-        "batch",
-        "volcano-job-0",
-        cpu="2",
-        memory="4Gi",
-        labels=labels,
-        minute=101,
-        schedulerName="volcano",
-    )
+    """Pending pods, each showing a different scheduling outcome (``PENDING``)."""
+    for minute, (ns, name, *values, more) in enumerate(PENDING, start=90):
+        pod(ns, name, minute=minute, **dict(zip(COLUMNS, values, strict=True)), **more)

@@ -4,9 +4,8 @@
 (function () {
   "use strict";
   const live = window.Schedlab.live;
-  const script = document.getElementById("explain-script");
+  const { cluster, pod: podKey } = document.currentScript.dataset;
   const box = document.getElementById("explanation");
-  const podKey = script.dataset.pod;
 
   function draw() {
     box.setAttribute("aria-busy", "false");
@@ -35,7 +34,7 @@
   box.addEventListener("schedlab:fragment", loadFit);
   const reload = live.debounce(() => { box.setAttribute("aria-busy", "true"); live.refreshFragment(box).catch(() => {}); }, 1500);
   live.refreshFragment(box).catch(() => { box.textContent = "The engine could not explain this pod."; });
-  live.cluster(script.dataset.cluster, {
+  live.cluster(cluster, {
     kinds: ["pods", "nodes"],
     onDelta(msg) {
       // Re-explain when this pod changed or nodes changed; other pods' churn is ignored.

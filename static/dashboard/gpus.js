@@ -2,9 +2,9 @@
 // topologies; each change re-fetches the page's fragment (debounced by live.js).
 (function () {
   "use strict";
-  const script = document.getElementById("gpus-script");
-  window.Schedlab.live.cluster(script.dataset.cluster, {
-    kinds: script.dataset.kinds.split(","),
+  const { cluster, kinds } = document.currentScript.dataset;
+  window.Schedlab.live.cluster(cluster, {
+    kinds: kinds.split(","),
     onDelta() { return false; },
   });
 })();

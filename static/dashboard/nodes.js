@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   const live = window.Schedlab.live;
-  const script = document.getElementById("nodes-script");
+  const { cluster, json: jsonUrl } = document.currentScript.dataset;
   const heat = document.getElementById("gpu-heatmap");
 
   function draw(h) {
@@ -53,11 +53,11 @@
     document.getElementById("gpu-section")?.setAttribute("aria-busy", "false");
   }
 
-  const refresh = live.debounce(() => live.fetchJSON(script.dataset.json).then(apply).catch(() => {}), 800);
-  live.fetchJSON(script.dataset.json).then(apply).catch(() => {
+  const refresh = live.debounce(() => live.fetchJSON(jsonUrl).then(apply).catch(() => {}), 800);
+  live.fetchJSON(jsonUrl).then(apply).catch(() => {
     heat.textContent = "The GPU figures could not be loaded; they retry on the next cluster change.";
   });
-  live.cluster(script.dataset.cluster, {
+  live.cluster(cluster, {
     kinds: ["nodes", "pods"],
     onDelta(msg) {
       refresh();

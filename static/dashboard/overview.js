@@ -3,8 +3,7 @@
 (function () {
   "use strict";
   const live = window.Schedlab.live;
-  const script = document.getElementById("overview-script");
-  const cluster = script.dataset.cluster;
+  const { cluster, json: jsonUrl, pendingUrl } = document.currentScript.dataset;
   const chartEl = document.getElementById("alloc-chart");
 
   function pct(x) { return x === null || x === undefined ? 0 : Math.round(x * 1000) / 10; }
@@ -40,11 +39,10 @@
     }
     if (data.reasons) {
       const body = document.querySelector("#reasons tbody");
-      const base = script.dataset.pendingUrl;
       body.replaceChildren(...(data.reasons.length ? data.reasons.map((r) => {
         const tr = document.createElement("tr");
         const a = document.createElement("a");
-        a.href = `${base}?reason=${encodeURIComponent(r.reason)}`;
+        a.href = `${pendingUrl}?reason=${encodeURIComponent(r.reason)}`;
         a.textContent = r.reason;
         const cells = [a, r.pods, r.nodes].map((v, i) => {
           const td = document.createElement("td");
@@ -59,7 +57,7 @@
     drawChart(data);
   }
 
-  const refresh = live.debounce(() => live.fetchJSON(script.dataset.json).then(apply).catch(() => {}), 500);
+  const refresh = live.debounce(() => live.fetchJSON(jsonUrl).then(apply).catch(() => {}), 500);
   drawChart(JSON.parse(document.getElementById("overview-data").textContent));
   live.cluster(cluster, {
     kinds: [],  // everything: counts depend on nodes, pods and events

@@ -3,11 +3,9 @@
 (function () {
   "use strict";
   const live = window.Schedlab.live;
-  const script = document.getElementById("pending-script");
+  // podUrl: the pod page's URL, reversed by the server for placeholder names (never valid in Kubernetes)
+  const { cluster, podUrl } = document.currentScript.dataset;
   const container = document.getElementById("pending-rows");
-  const cluster = script.dataset.cluster;
-  // the pod page's URL, reversed by the server for placeholder names (never valid in Kubernetes)
-  const podUrl = script.dataset.podUrl;
   const refetch = live.debounce(() => live.refreshFragment(container).catch(() => {}), 400);
 
   function table() { return document.getElementById("pending"); }

@@ -7,6 +7,7 @@ import pytest
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live
+from scheduler_engine.hardware_view import INCONSISTENCY_KINDS
 from tests.support import gpus, objects
 
 
@@ -84,6 +85,16 @@ def test_each_inconsistency_kind_is_flagged_on_its_node(case, viewer, db):
         assert i["message"] and isinstance(i["details"], dict)
     detail = viewer.get(f"/api/v1/clusters/{cluster.pk}/gpus/{node}/").json()
     assert {i["kind"] for i in detail["inconsistencies"]} == kinds
+
+
+def test_the_schema_offers_every_kind_the_cases_flag(viewer, db):
+    # the kind's enum in the API schema is the engine's table; the cases above cover it all
+    flagged = set().union(*(kinds for _, _, kinds in CASES.values()))
+    assert set(INCONSISTENCY_KINDS) == flagged
+    schema = viewer.get("/api/v1/schema/?format=json").json()
+    kind = schema["components"]["schemas"]["Inconsistency"]["properties"]["kind"]
+    enum = schema["components"]["schemas"][kind["$ref"].rsplit("/", 1)[1]]["enum"]
+    assert enum == list(INCONSISTENCY_KINDS)
 
 
 def test_the_wording_names_the_figures(viewer, db):

@@ -185,7 +185,8 @@ def test_the_mirror_process_killed_mid_sync_and_started_again(kube, kubeconfig, 
     count = Pod.objects.filter(cluster=live_cluster).count
     first = _mirror_process(str(kubeconfig))
     try:
-        wait_until(lambda: count() > 0, timeout=30, what="the first pages stored")
+        # a fresh process imports Django, the client and the engine first: slow on a loaded machine
+        wait_until(lambda: count() > 0, timeout=120, what="the first pages stored")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
     finally:
@@ -199,7 +200,7 @@ def test_the_mirror_process_killed_mid_sync_and_started_again(kube, kubeconfig, 
 
     second = _mirror_process(str(kubeconfig))
     try:
-        wait_watching(live_cluster, timeout=30)
+        wait_watching(live_cluster, timeout=120)
         wait_until(lambda: _names(live_cluster) == names - {"p000"}, what="pods converge")
         assert count() == len(names) - 1  # nothing twice, nothing half-written
         assert Pod.objects.get(cluster=live_cluster, name="p001").node_name == "n1"

@@ -32,3 +32,19 @@ def _drain(pods):
 )
 def test_active_queue_order(pods, order):
     assert _drain(pods) == order
+
+
+def test_a_queued_pod_starts_unattempted_and_is_told_apart_by_identity():
+    pod = make_pod("p").pod()
+    a, b = QueuedPodInfo(pod, 1.0), QueuedPodInfo(pod, 1.0)
+    assert (a.pod, a.timestamp, a.initial_attempt_ts, a.attempts, a.gated) == (
+        pod,
+        1.0,
+        None,
+        0,
+        False,
+    )
+    a.unschedulable_plugins.add("NodeAffinity")
+    assert b.unschedulable_plugins == set()
+    assert a != b
+    assert len({a, b}) == 2

@@ -6,6 +6,7 @@ import csv
 import io
 import socket
 import time
+from datetime import datetime
 
 import pytest
 
@@ -65,6 +66,8 @@ def test_a_study_of_two_traces_runs_on_both_workers(two_workers, operator, viewe
     done = _poll(viewer, created["id"])
     assert done["status"] == "succeeded", done
     assert done["runs_done"] == 24
+    started, finished = (datetime.fromisoformat(done[k]) for k in ("started_at", "finished_at"))
+    assert started <= finished  # stamped when its first run started and its last one ended
     runs = done["runs"]
     assert [r["status"] for r in runs] == ["succeeded"] * 24
     workers = {r["worker"] for r in runs}

@@ -14,8 +14,8 @@ from ..models import Cluster
 from ..services.clusters import kube_source
 from .health import MirrorHealth
 from .informer import Informer
-from .probe import ReadinessProbe, ServerWake
-from .shared import MirrorOptions, MirrorShared
+from .probe import ReadinessProbe
+from .shared import MirrorOptions, MirrorShared, ServerWake
 from .writer import Writer
 
 __all__ = ["Mirror", "MirrorOptions", "tune_gc"]
@@ -73,15 +73,7 @@ class Mirror:
         self.shared = shared
         self.writer = Writer(shared)
         self.informers = [Informer(shared, spec, self.client_factory) for spec in KINDS]
-        self.probe = ReadinessProbe(
-            cluster.name,
-            self.health,
-            shared.wake,
-            self.stop_event,
-            self.client_factory,
-            fast_seconds=self.options.probe_fast,
-            slow_seconds=self.options.probe_slow,
-        )
+        self.probe = ReadinessProbe(shared, self.client_factory)
 
     def start(self) -> Mirror:
         log.info(

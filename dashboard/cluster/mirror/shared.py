@@ -10,9 +10,33 @@ from django.conf import settings
 
 from .backoff import Backoff
 from .health import MirrorHealth
-from .probe import ServerWake
 
-__all__ = ["MirrorOptions", "MirrorShared"]
+__all__ = ["MirrorOptions", "MirrorShared", "ServerWake"]
+
+
+class ServerWake:
+    """A generation counter informers wait on; bumped when the server is back."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._generation = 0
+
+    @property
+    def generation(self) -> int:
+        with self._cond:
+            return self._generation
+
+    def bump(self) -> None:
+        with self._cond:
+            self._generation += 1
+            self._cond.notify_all()
+
+    def wait(self, since: int, timeout: float, stop: threading.Event) -> None:
+        """Until the generation moves past ``since``, ``timeout`` passes or ``stop`` is set."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._generation != since or stop.is_set(), timeout=max(0.0, timeout)
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState, StateData
-from ...framework.interfaces import Handle, NodeScore, NodeToStatus, PostFilterResult
+from ...framework.interfaces import BasePlugin, Handle, NodeScore, NodeToStatus, PostFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.signers import Fragments, unsignable
 from ...framework.status import Code, Status
@@ -280,7 +280,7 @@ def _state_with_claims(state: CycleState) -> tuple[_State | None, Status | None]
     return s, None
 
 
-class DynamicResources:
+class DynamicResources(BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
@@ -464,9 +464,6 @@ class DynamicResources:
         s.claims = claims
         return None, None
 
-    def pre_filter_extensions(self) -> None:
-        return None
-
     # -- Filter --------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s, status = _state_with_claims(state)
@@ -555,9 +552,6 @@ class DynamicResources:
             if allocations is not None:
                 out[i] = _compute_score(s.claims, allocations)
         return out
-
-    def score_extensions(self) -> DynamicResources:
-        return self
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> None:
         # upstream's DefaultNormalizeScore: scale to 0..100 by the highest score

@@ -8,6 +8,7 @@ skipped, sorted by driver and pool, pools with binding conditions last.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -169,27 +170,16 @@ class SliceIndex:
         return self.on_node.get(name, []) + self.shared
 
 
+@dataclass(slots=True, eq=False)
 class Pool:
-    __slots__ = (
-        "counter_sets",
-        "driver",
-        "incomplete",
-        "invalid",
-        "invalid_reason",
-        "name",
-        "slices",
-        "slices_not_targeting_node",
-    )
-
-    def __init__(self, driver: str, name: str) -> None:
-        self.driver = driver
-        self.name = name
-        self.incomplete = False
-        self.invalid = False
-        self.invalid_reason = ""
-        self.slices: list[Mapping[str, Any]] = []
-        self.slices_not_targeting_node: list[Mapping[str, Any]] = []
-        self.counter_sets: dict[str, dict[str, Fraction]] = {}
+    driver: str
+    name: str
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+    slices: list[Mapping[str, Any]] = field(default_factory=list)
+    slices_not_targeting_node: list[Mapping[str, Any]] = field(default_factory=list)
+    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
 
     @property
     def pool_id(self) -> str:

@@ -7,13 +7,12 @@ left after the pod, the higher; then min-max normalised to [0, 100].
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import Handle, NodeScore
+from ...framework.interfaces import NodeScore
 from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
 from ...objects import Pod
@@ -60,9 +59,6 @@ class BestFitScore(TableScore):
         except ValueError as exc:
             return Status(Code.ERROR, str(exc))
 
-    def score_extensions(self) -> BestFitScore:
-        return self
-
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> None:
         norm = min_max_normalize(np.array([s.score for s in scores], dtype=np.int64))
         for s, v in zip(scores, norm.tolist(), strict=True):
@@ -73,7 +69,4 @@ class BestFitScore(TableScore):
 
 
 PLUGIN = BestFitScore
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> BestFitScore:
-    return BestFitScore(handle)
+new = BestFitScore.new

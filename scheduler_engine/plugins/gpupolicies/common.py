@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.status import Status
 from ...objects import Pod
 from ..gpushare.resources import GpuRequest, gpu_request
 from ..gpushare.table import GpuTable
+from ..helper import HandlePlugin
 from .fragmentation import PodShape
 
 __all__ = [
@@ -54,13 +54,10 @@ def min_max_normalize(scores: np.ndarray) -> np.ndarray:
     return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // (hi - lo) + MIN_NODE_SCORE
 
 
-class TableScore:
+class TableScore(HandlePlugin):
     """A Score plugin computed over the GPU table: a node's score is its row of the batch."""
 
     NAME = ""
-
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
 
     def scores(
         self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
@@ -74,6 +71,3 @@ class TableScore:
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         return int(self.score_batch(state, pod, [node_info])[0])
-
-    def score_extensions(self) -> Any:
-        return None

@@ -68,6 +68,10 @@ class DotProductScore(TableScore):
         if self.norm_method not in NORM_METHODS:
             raise ValueError(f"normMethod {self.norm_method!r}: one of {NORM_METHODS}")
 
+    @classmethod
+    def new(cls, args: Mapping[str, Any], handle: Handle) -> DotProductScore:
+        return cls(args or {}, handle)
+
     def scores(
         self, table: GpuTable, rows: np.ndarray, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> np.ndarray:
@@ -83,7 +87,4 @@ class DotProductScore(TableScore):
 
 
 PLUGIN = DotProductScore
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> DotProductScore:
-    return DotProductScore(args or {}, handle)
+new = DotProductScore.new

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import Handle
+from ...framework.interfaces import BasePlugin, Handle
 from ...framework.node_info import NodeInfo
 from ...framework.status import Status
 from ...objects import Pod
@@ -101,7 +101,7 @@ def _no_requests(pod: Pod) -> bool:
     )
 
 
-class FGDScore:
+class FGDScore(BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
@@ -172,9 +172,6 @@ class FGDScore:
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         return int(self.score_batch(state, pod, [node_info])[0])
-
-    def score_extensions(self) -> None:
-        return None
 
     def choose_gpus(self, pod: Pod, node_info: NodeInfo, left: Sequence[int]) -> list[int]:
         """The GPUs Reserve gives the pod on this node (``gpuSelMethod: FGDScore``)."""

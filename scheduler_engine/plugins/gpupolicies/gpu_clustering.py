@@ -9,12 +9,10 @@ GPU score 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...objects import Pod
 from ..gpushare.resources import GpuRequest, gpu_request
@@ -53,7 +51,4 @@ class GpuClusteringScore(TableScore):
 
 
 PLUGIN = GpuClusteringScore
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> GpuClusteringScore:
-    return GpuClusteringScore(handle)
+new = GpuClusteringScore.new

@@ -9,12 +9,10 @@ no GPU score 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...objects import Pod
 from ..gpushare.resources import MILLI, GpuRequest, gpu_request
@@ -56,7 +54,4 @@ class GpuPackingScore(TableScore):
 
 
 PLUGIN = GpuPackingScore
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> GpuPackingScore:
-    return GpuPackingScore(handle)
+new = GpuPackingScore.new

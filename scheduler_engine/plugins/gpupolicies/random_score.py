@@ -6,16 +6,15 @@ Score gives it 100 and every other node 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from ...framework.cycle_state import CycleState, missing_state
-from ...framework.interfaces import Handle
 from ...framework.node_info import NodeInfo
 from ...framework.status import Status
 from ...objects import Pod
+from ..helper import HandlePlugin
 from .common import MAX_NODE_SCORE, MIN_NODE_SCORE
 
 __all__ = ["NAME", "PLUGIN", "RandomScore", "new"]
@@ -24,11 +23,8 @@ NAME = "RandomScore"
 _KEY = "PreScore" + NAME
 
 
-class RandomScore:
+class RandomScore(HandlePlugin):
     NAME = NAME
-
-    def __init__(self, handle: Handle | None) -> None:
-        self.handle = handle
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         if not nodes:
@@ -52,12 +48,6 @@ class RandomScore:
             count=len(nodes),
         )
 
-    def score_extensions(self) -> None:
-        return None
-
 
 PLUGIN = RandomScore
-
-
-def new(args: Mapping[str, Any], handle: Handle) -> RandomScore:
-    return RandomScore(handle)
+new = RandomScore.new

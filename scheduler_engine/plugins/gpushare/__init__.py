@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import Handle, PreFilterResult
+from ...framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
 from ...objects import Pod
@@ -140,7 +140,7 @@ def explain_choice(
     }
 
 
-class OpenGpuShare:
+class OpenGpuShare(BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle | None) -> None:
@@ -163,9 +163,6 @@ class OpenGpuShare:
         if req.milli <= 0:
             return None, Status(Code.SKIP)
         return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     # -- Filter ------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

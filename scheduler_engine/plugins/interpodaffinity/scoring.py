@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...framework.cycle_state import CycleState, StateData, missing_state
-from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ...framework.interfaces import MAX_NODE_SCORE, BasePlugin, NodeScore
 from ...framework.node_info import NodeInfo
 from ...framework.status import Code, Status
 from ...objects import Pod
@@ -73,7 +73,7 @@ class PreScoreState(StateData):
         return self
 
 
-class Scoring:
+class Scoring(BasePlugin):
     """InterPodAffinity's PreScore, Score and NormalizeScore."""
 
     def _scoring_nodes(self, snapshot: Any) -> list[NodeInfo]:
@@ -162,9 +162,6 @@ class Scoring:
             if tv is not None:
                 score += per_value.get(tv, 0)
         return score
-
-    def score_extensions(self) -> Scoring:
-        return self
 
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import Handle
+from ...framework.interfaces import BasePlugin, Handle
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...framework.signers import Fragments
@@ -47,7 +47,7 @@ NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-class BalancedAllocation:
+class BalancedAllocation(BasePlugin):
     NAME = NAME
     # answers from the pod's spec and that one node alone (framework/node_memo.py)
     node_local_score = True
@@ -95,9 +95,6 @@ class BalancedAllocation:
         table, rows = NodeTable.for_nodes(snapshot_of(self.handle), nodes)
         entries = table_allocatable_request(table, rows, self.resources, pod_requests, True)
         return balanced_resource_batch(entries, len(nodes))
-
-    def score_extensions(self) -> None:
-        return None
 
 
 PLUGIN = BalancedAllocation

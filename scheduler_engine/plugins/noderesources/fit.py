@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...framework.cycle_state import CycleState, StateData, missing_state
-from ...framework.interfaces import Handle, PreFilterResult
+from ...framework.interfaces import BasePlugin, Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.node_table import NodeTable
 from ...framework.placement import PodGroupAssignments, PodGroupInfo
@@ -166,7 +166,7 @@ class FitPreFilterState(StateData):
         return self
 
 
-class Fit:
+class Fit(BasePlugin):
     NAME = NAME
     # answers from the pod's spec and that one node alone (framework/node_memo.py)
     node_local_filter = True
@@ -222,9 +222,6 @@ class Fit:
         )
         state.write(PRE_FILTER_STATE_KEY, FitPreFilterState(req, checks))
         return None, None
-
-    def pre_filter_extensions(self) -> None:
-        return None
 
     # -- Filter -------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -400,9 +397,6 @@ class Fit:
             return most_resource_batch(self.weights, entries, n)
         return requested_to_capacity_ratio_batch(self._lookup, self.weights, entries, n)
 
-    def score_extensions(self) -> None:
-        return None
-
     # -- PlacementScore (TopologyAwareWorkloadScheduling) -------------------------------
     def score_placement(
         self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
@@ -427,9 +421,6 @@ class Fit:
                 allocatable[i] += node_allocatable[i]
                 requested[i] += node_allocated[i]
         return most_resource_scorer(self.weights, requested, allocatable), None
-
-    def placement_score_extensions(self) -> None:
-        return None
 
 
 PLUGIN = Fit

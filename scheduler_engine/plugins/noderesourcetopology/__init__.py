@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...framework.cycle_state import CycleState
-from ...framework.interfaces import MAX_NODE_SCORE, Handle, PreFilterResult
+from ...framework.interfaces import MAX_NODE_SCORE, BasePlugin, Handle, PreFilterResult
 from ...framework.node_info import NodeInfo
 from ...framework.status import Status
 from ...objects import Pod
@@ -48,7 +48,7 @@ NAME = "NodeResourceTopologyMatch"
 _QOS_KEY = "NodeResourceTopologyMatch/qos"
 
 
-class TopologyMatch:
+class TopologyMatch(BasePlugin):
     NAME = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
@@ -77,9 +77,6 @@ class TopologyMatch:
     ) -> tuple[PreFilterResult | None, Status | None]:
         return None, None
 
-    def pre_filter_extensions(self) -> None:
-        return None
-
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         qos = self._qos(pod)
         if qos == BEST_EFFORT and not include_non_native(pod.raw):
@@ -106,9 +103,6 @@ class TopologyMatch:
             self.strategy, self.weights, pod.raw, qos, nrt.manager, create_numa_node_list(nrt)
         )
         return 0 if s is None else s
-
-    def score_extensions(self) -> None:
-        return None
 
     # the cache of upstream's Reserve and PostBind is the pass-through one here
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...framework import MAX_NODE_SCORE, Code, CycleState, NodeInfo, NodeScore, Status
 from ...framework.cycle_state import StateData
+from ...framework.interfaces import BasePlugin
 from ...gocompat import go_log, go_round, go_round_array
 from ...objects import Pod
 from ...objects.selectors import SelectorError
@@ -132,7 +133,7 @@ def _pre_score_state(
     return s
 
 
-class Scoring:
+class Scoring(BasePlugin):
     """PodTopologySpread's PreScore, Score and NormalizeScore."""
 
     def _all_nodes(self, filtered: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
@@ -228,9 +229,6 @@ class Scoring:
         ign = s.ignored_mask[rows]
         s.batch_ignored = ign
         return np.where(ign, 0, go_round_array(acc))
-
-    def score_extensions(self) -> Scoring:
-        return self
 
     def normalize_score_batch(
         self, state: CycleState, pod: Pod, scores: np.ndarray
