@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    FEATURE_GATES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
 from .errors import InputError
 from .framework.build import new_framework
@@ -361,4 +367,7 @@ def simulate_colliding(
     doc = run.document()
     if emulated is not None:
         doc["summary"]["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        doc["summary"]["warnings"] = warnings
     return doc

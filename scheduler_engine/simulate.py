@@ -18,7 +18,13 @@ from typing import Any
 from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    FEATURE_GATES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
 from .framework.build import new_framework
 from .framework.handle import SimulationContext, WaitingPod
@@ -185,6 +191,9 @@ def simulate(
         run.add_what_if(result, registry)
     if emulated is not None:
         result.summary["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        result.summary["warnings"] = warnings
     return result
 
 
