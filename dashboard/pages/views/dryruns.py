@@ -19,6 +19,7 @@ from dashboard.dryruns import graphs, selectors
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
+from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.metrics import LOWER_IS_BETTER, METRICS, metric_info
 from dashboard.dryruns.services.results import ensure_indexes, read_index
@@ -140,6 +141,7 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(selectors.dry_runs().select_related("created_by"), pk=pk)
     context: dict[str, Any] = {"nav": "dryruns", "cluster": run.cluster, "run": run}
     context["gates"] = gates_text(run.feature_gates)
+    context["warnings"] = profile_services.run_warnings(run)
     if run.status == DryRun.Status.SUCCEEDED:
         run = ensure_indexes(run)
         page_no, pages = _page_param(request, "page", run.result_count, PLACEMENTS_PER_PAGE)
