@@ -231,6 +231,12 @@ class ExplanationSerializer(serializers.Serializer):
         "verified by the engine with the active profile, cheapest first (at most 5, one per "
         "kind)",
     )
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="only when the active profile has extenders, last: one line per extender, "
+        "which the engine never calls (docs/fidelity.md)",
+    )
 
 
 class GangPlacementSerializer(serializers.Serializer):
@@ -416,6 +422,23 @@ class ApplicationSerializer(serializers.ModelSerializer):
     def get_took_effect(self, app: Application) -> bool:
         """False while its ConfigMap is being written or when that failed: history only."""
         return app.configmap_status not in Application.INACTIVE
+
+
+class AppliedSerializer(ApplicationSerializer):
+    """An apply's or a rollback's answer: the application, then what the scheduler now does
+    that no dry-run did."""
+
+    warnings = serializers.SerializerMethodField(
+        help_text="one line per extender of the version now active: the cluster's scheduler "
+        "calls them, the dry-runs (the one the apply rests on too) did not (docs/fidelity.md)"
+    )
+
+    class Meta(ApplicationSerializer.Meta):
+        fields = [*ApplicationSerializer.Meta.fields, "warnings"]
+        read_only_fields = fields
+
+    def get_warnings(self, app: Application) -> list[str]:
+        return profile_services.document_warnings(app.version.document) if app.version else []
 
 
 class DryRunCreateSerializer(serializers.Serializer):
