@@ -11,12 +11,11 @@ from scheduler_engine.config import FEATURE_GATES
 from scheduler_engine.errors import InputError
 from scheduler_engine.features import resolve_feature_gates
 from scheduler_engine.framework.recorder import Recorder
-from scheduler_engine.framework.registry import default_registry
 from scheduler_engine.framework.snapshot import Snapshot
 from scheduler_engine.scheduler.build import new_scheduler, run_feature_gates
 from tests.engine.builders import cluster_objects, make_node, make_pod
+from tests.engine.gangs.test_coscheduling import CONFIG, REGISTRY, pod_group
 
-REGISTRY = default_registry()
 TWO = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
@@ -76,33 +75,12 @@ def test_the_recorder_batch_and_explain_reach_the_frameworks_and_the_scheduler()
 
 
 def test_loading_pod_groups_names_a_bad_one_before_any_pod_is_tried():
-    doc = {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [
-            {
-                "schedulerName": "default-scheduler",
-                "plugins": {
-                    "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
-                    "queueSort": {
-                        "enabled": [{"name": "Coscheduling"}],
-                        "disabled": [{"name": "*"}],
-                    },
-                },
-            }
-        ],
-    }
-    config = load_config(doc, **REGISTRY.config_kwargs())
-    bad = {
-        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
-        "kind": "PodGroup",
-        "metadata": {"name": "g", "namespace": "default"},
-        "spec": {"minMember": "many"},
-    }
+    bad = pod_group("g", 2)
+    bad["spec"]["minMember"] = "many"
     cluster = build_cluster([*cluster_objects(make_pod("p")), bad])
     snapshot = Snapshot(cluster.nodes, ())
-    new_scheduler(cluster, snapshot, config, REGISTRY, rng=random.Random(0))
+    new_scheduler(cluster, snapshot, CONFIG, REGISTRY, rng=random.Random(0))
     with pytest.raises(InputError):
         new_scheduler(
-            cluster, snapshot, config, REGISTRY, rng=random.Random(0), load_pod_groups=True
+            cluster, snapshot, CONFIG, REGISTRY, rng=random.Random(0), load_pod_groups=True
         )
