@@ -30,7 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
 from .errors import InputError
 from .framework.handle import SimulationContext
@@ -358,4 +363,7 @@ def simulate_colliding(
     doc = run.document()
     if emulated is not None:
         doc["summary"]["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        doc["summary"]["warnings"] = warnings
     return doc

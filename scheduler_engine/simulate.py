@@ -18,7 +18,12 @@ from typing import Any
 from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
 from .framework.handle import WaitingPod
 from .framework.interfaces import QueuedPodInfo
@@ -185,6 +190,9 @@ def simulate(
         run.add_what_if(result, registry)
     if emulated is not None:
         result.summary["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        result.summary["warnings"] = warnings
     return result
 
 

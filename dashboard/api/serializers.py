@@ -7,12 +7,17 @@ from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
+from dashboard.dryruns.services import profiles as profile_services
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 from .fields import FeatureGatesField, OptionalObjectsField, StrictCharField, StrictSlugField
 
 MAX_SEED = 2**62
+WARNINGS_HELP = (
+    "what a dry-run of the configuration leaves out, one line each: its extenders are "
+    "never called (docs/fidelity.md)"
+)
 
 
 class ClusterSerializer(serializers.ModelSerializer):
@@ -358,6 +363,10 @@ class ValidationResultSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     errors = ProblemSerializer(many=True, help_text="the first SCHEDLAB_MAX_REPORTED_ERRORS (50)")
     error_count = serializers.IntegerField(help_text="how many problems there are in all")
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=WARNINGS_HELP,
+    )
 
 
 class DiffSerializer(serializers.Serializer):
@@ -502,6 +511,7 @@ class DryRunSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="every gate's value the run used; null: the deployment's when it ran",
     )
+    warnings = serializers.SerializerMethodField(help_text=WARNINGS_HELP)
 
     class Meta:
         model = DryRun
@@ -541,8 +551,12 @@ class DryRunSerializer(serializers.ModelSerializer):
             "summary",
             "metrics",
             "result_count",
+            "warnings",
         ]
         read_only_fields = fields
+
+    def get_warnings(self, run: DryRun) -> list[str]:
+        return profile_services.run_warnings(run)
 
 
 class ResultPageSerializer(serializers.Serializer):

@@ -348,13 +348,15 @@ class ProfileViewSet(
     def validate(self, request: Request, **kw: Any) -> Response:
         body = s.ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        problems = profile_services.validate_document(body.validated_data["document"])
+        document = body.validated_data["document"]
+        problems = profile_services.validate_document(document)
         shown = problems[: conf.max_reported_errors()]
         return Response(
             {
                 "valid": not problems,
                 "errors": [p.as_dict() for p in shown],
                 "error_count": len(problems),
+                "warnings": profile_services.document_warnings(document),
             }
         )
 
