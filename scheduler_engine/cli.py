@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from .cascade import MAX_CASCADE_DEPTH
 from .cluster import load_cluster
-from .config import load_config, validate_config
+from .config import extender_warnings, load_config, validate_config
 from .errors import ConfigError, InputError
 from .features import parse_feature_gates
 from .framework.registry import Registry
@@ -143,7 +143,7 @@ def _config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return _registry(args).config_kwargs()
 
 
-def _simulate(args: argparse.Namespace, out: TextIO) -> int:
+def _simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .simulate import simulate
 
     gates = parse_feature_gates(args.feature_gates) if args.feature_gates else None
@@ -154,6 +154,8 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         if args.config
         else None
     )
+    if config is not None:
+        _warn(config.source, err)
     kwargs = {
         "seed": args.seed,
         "explain": args.explain,
@@ -200,7 +202,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _replay(args: argparse.Namespace, out: TextIO) -> int:
+def _replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .replay import (
         ReplayOptions,
         default_config_doc,
@@ -219,6 +221,7 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     registry = _registry(args)
     if args.config:
         config = load_config(args.config, **registry.config_kwargs())
+        _warn(config.source, err)
     else:
         doc = policy_config_doc(args.policy) if args.policy else default_config_doc()
         label = f"--policy {args.policy}" if args.policy else "the default profile"
@@ -278,7 +281,14 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(e.one_line() + "\n")
         return EXIT_BAD_INPUT
     out.write(f"{args.file}: valid\n")
+    _warn(load_config(args.file, **_config_kwargs(args)).source, err)
     return 0
+
+
+def _warn(doc: Mapping[str, Any] | None, err: TextIO) -> None:
+    """What the run leaves out of the configuration, one ``warning:`` line each on stderr."""
+    for line in extender_warnings(doc):
+        err.write(f"warning: {line}\n")
 
 
 def render_table(doc: dict[str, Any]) -> str:
@@ -315,9 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "simulate":
-            return _simulate(args, sys.stdout)
+            return _simulate(args, sys.stdout, sys.stderr)
         if args.command == "replay":
-            return _replay(args, sys.stdout)
+            return _replay(args, sys.stdout, sys.stderr)
         return _validate(args, sys.stdout, sys.stderr)
     except (InputError, ConfigError) as exc:
         sys.stderr.write(exc.one_line().replace("\n", " ") + "\n")

@@ -30,10 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
 from .errors import InputError
-from .framework.build import new_framework
 from .framework.handle import SimulationContext
 from .framework.interfaces import QueuedPodInfo
 from .framework.node_info import NodeInfo
@@ -42,6 +46,7 @@ from .framework.runtime import Framework
 from .framework.snapshot import Snapshot
 from .objects import Pod
 from .objects.resources import core_amounts, is_extended_resource_name
+from .scheduler.build import new_scheduler
 from .scheduler.events import pre_enqueue_message
 from .scheduler.queue import ActiveQueue
 from .scheduler.schedule_one import AttemptStatus, Scheduler
@@ -123,27 +128,24 @@ class _Run:
         self.truth = base.copy()
         ts = [p.creation_ts for p in cluster.pods if p.creation_ts]
         self.start = max(ts) if ts else 0.0
-        gates = {**FEATURE_GATES, **config.feature_gates}
         self.schedulers: list[_Scheduler] = []
         self.results: dict[str, dict[str, Any]] = {}
         self.order: list[str] = [p.key for p in cluster.pending_pods]
         for prof in config.profiles:
             work = cluster.with_pending_copied()
-            ctx = SimulationContext(
-                cluster=work,
-                snapshot=base.copy(),
+            sched = new_scheduler(
+                work,
+                base.copy(),
+                config,
+                registry,
                 rng=random.Random(seed),
                 clock=self.start,
-                parallelism=config.parallelism,
+                profiles=[prof],
+                batch=batch,
+                load_pod_groups=True,
             )
-            ctx.feature_gates = dict(gates)
-            fwk = new_framework(prof, registry, ctx, batch=batch, load_pod_groups=True)
-            sched = Scheduler(
-                ctx,
-                {prof.scheduler_name: fwk},
-                percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-            )
-            s = _Scheduler(prof.scheduler_name, fwk, sched, ctx)
+            name = prof.scheduler_name
+            s = _Scheduler(name, sched.frameworks[name], sched, sched.ctx)
             s.queue = self._queue(s, work)
             self.schedulers.append(s)
         served = {s.name for s in self.schedulers}
@@ -361,4 +363,7 @@ def simulate_colliding(
     doc = run.document()
     if emulated is not None:
         doc["summary"]["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        doc["summary"]["warnings"] = warnings
     return doc

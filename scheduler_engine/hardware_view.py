@@ -25,6 +25,8 @@ from .objects.noderesourcetopology import NodeResourceTopology
 from .quantity import QuantityError, parse_quantity, value
 
 __all__ = [
+    "DEVICE_SOURCES",
+    "DEVICE_TYPES",
     "GPU_RESOURCE",
     "INCONSISTENCY_KINDS",
     "GpuDevice",
@@ -60,6 +62,14 @@ INCONSISTENCY_KINDS = (
     CLAIM_OF_MISSING_POD,
 )
 
+# where a device comes from (a ResourceSlice, or a cell standing in for a count), what it is
+SOURCE_DRA = "dra"
+SOURCE_DEVICE_PLUGIN = "device-plugin"
+DEVICE_SOURCES = (SOURCE_DRA, SOURCE_DEVICE_PLUGIN)
+TYPE_GPU = "gpu"
+TYPE_MIG = "mig"
+DEVICE_TYPES = (TYPE_GPU, TYPE_MIG)
+
 
 @dataclass(frozen=True, slots=True)
 class GpuDevice:
@@ -71,8 +81,8 @@ class GpuDevice:
     """
 
     name: str
-    source: str
-    type: str = "gpu"  # "gpu" or "mig"
+    source: str  # one of DEVICE_SOURCES
+    type: str = TYPE_GPU  # one of DEVICE_TYPES
     index: int | None = None
     uuid: str | None = None
     product: str | None = None
@@ -241,7 +251,7 @@ def _memory(capacity: Mapping[str, Any]) -> int | None:
 
 def _is_gpu_device(driver: str, dev_type: Any) -> bool:
     if dev_type is not None:
-        return dev_type in ("gpu", "mig")
+        return dev_type in DEVICE_TYPES
     return "gpu" in driver
 
 
@@ -345,8 +355,8 @@ def _dra_devices(
             out.append(
                 GpuDevice(
                     name=name,
-                    source="dra",
-                    type=str(dev_type or "gpu"),
+                    source=SOURCE_DRA,
+                    type=str(dev_type or TYPE_GPU),
                     index=_attr(attrs, "index", driver),
                     uuid=_attr(attrs, "uuid", driver),
                     product=_attr(attrs, "productName", driver),
@@ -363,14 +373,14 @@ def _dra_devices(
                     pods=pods,
                 )
             )
-    if not any(g.type == "mig" for g in out):
+    if not any(g.type == TYPE_MIG for g in out):
         return out
     # MIG partitions name their parent by UUID; show it by device name and give
     # the parent (published or not) its partitions
-    by_uuid = {g.uuid: g for g in out if g.type == "gpu" and g.uuid}
+    by_uuid = {g.uuid: g for g in out if g.type == TYPE_GPU and g.uuid}
     parents: dict[str, list[str]] = {}
     for i, g in enumerate(out):
-        if g.type == "mig" and g.mig_parent:
+        if g.type == TYPE_MIG and g.mig_parent:
             parent = by_uuid.get(g.mig_parent)
             parent_name = parent.name if parent else g.name.split("-mig-")[0]
             out[i] = dataclasses.replace(g, mig_parent=parent_name)
@@ -382,7 +392,9 @@ def _dra_devices(
     for parent_name, parts in parents.items():
         first = next(g for g in out if g.name == parts[0])
         shared = {f: getattr(first, f) for f in _SHARED_WITH_PARTITIONS}
-        out.append(GpuDevice(name=parent_name, source="dra", partitions=tuple(parts), **shared))
+        out.append(
+            GpuDevice(name=parent_name, source=SOURCE_DRA, partitions=tuple(parts), **shared)
+        )
     return out
 
 
@@ -429,7 +441,7 @@ def _plugin_cells(
     return [
         GpuDevice(
             name=f"gpu-{i}",
-            source="device-plugin",
+            source=SOURCE_DEVICE_PLUGIN,
             index=i,
             product=product,
             memory_bytes=mib * 2**20 if mib is not None else None,
@@ -530,7 +542,7 @@ def _views(cluster: ClusterState, only: str | None = None) -> dict[str, NodeGpuV
             continue
         allocatable = node.allocatable.scalar.get(GPU_RESOURCE)
         gfd = _int_label(node.labels, GFD_COUNT)
-        devices = sum(1 for g in dra if g.type == "gpu") if dra else None
+        devices = sum(1 for g in dra if g.type == TYPE_GPU) if dra else None
         nrt = cluster.node_topologies.get(node.name)
         zones = _zones(nrt)
         # a count-only node shows the GPUs its hardware has (GFD), else the plugin's count

@@ -18,10 +18,14 @@ from typing import Any
 from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
-from .config import DEFAULT_CAPABILITIES, FEATURE_GATES, SchedulerConfig, load_config
+from .config import (
+    DEFAULT_CAPABILITIES,
+    SchedulerConfig,
+    extender_warnings,
+    load_config,
+)
 from .controllers import emulate_controllers
-from .framework.build import new_framework
-from .framework.handle import SimulationContext, WaitingPod
+from .framework.handle import WaitingPod
 from .framework.interfaces import QueuedPodInfo
 from .framework.placement import PodGroupInfo
 from .framework.pod_group_state import PodGroupStates
@@ -43,9 +47,10 @@ from .results import (
     SimulationResult,
 )
 from .scheduler import events as ev
+from .scheduler.build import new_scheduler
 from .scheduler.queue import ActiveQueue
 from .scheduler.requeue import POD_ADD, POD_DELETE, worth_requeuing
-from .scheduler.schedule_one import Attempt, AttemptStatus, Scheduler, pod_volume_claims
+from .scheduler.schedule_one import Attempt, AttemptStatus, pod_volume_claims
 from .scheduler.schedule_one_podgroup import GroupOutcome, PodGroupScheduler
 from .whatif.moves import Scheduling
 from .whatif.report import what_if
@@ -189,6 +194,9 @@ def simulate(
         run.add_what_if(result, registry)
     if emulated is not None:
         result.summary["controllers"] = emulated.to_dict()
+    warnings = extender_warnings(config.source)
+    if warnings:
+        result.summary["warnings"] = warnings
     return result
 
 
@@ -223,25 +231,21 @@ class _Run:
         else:
             snapshot.namespace_labels = dict(work.namespaces)
         self.snapshot = snapshot
-        self.ctx = ctx = SimulationContext(
-            cluster=work,
-            snapshot=snapshot,
+        self.recorder = Recorder() if explain else None
+        self.sched = new_scheduler(
+            work,
+            snapshot,
+            config,
+            registry,
             rng=random.Random(seed),
             clock=default_clock(work.pods, work.of_kind("PodGroup")) if now is None else now,
-            parallelism=config.parallelism,
-        )
-        self.recorder = Recorder() if explain else None
-        self.frameworks: dict[str, Framework] = {}
-        for prof in config.profiles:
-            self.frameworks[prof.scheduler_name] = new_framework(
-                prof, registry, ctx, recorder=self.recorder, batch=batch, load_pod_groups=True
-            )
-        self.sched = Scheduler(
-            ctx,
-            self.frameworks,
-            percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+            recorder=self.recorder,
+            batch=batch,
+            load_pod_groups=True,
             explain=explain,
         )
+        self.ctx = ctx = self.sched.ctx
+        self.frameworks = self.sched.frameworks
         first = next(iter(self.frameworks.values()), None)
         self.less = first.queue_sort_less() if first is not None else (lambda a, b: False)
         # results of pods never queued; queued pods' states, by pod key
@@ -265,14 +269,13 @@ class _Run:
         self.entered: set[str] = set()
         self.tried: set[str] = set()
         # the native workload API (GenericWorkload): pod-group cycles
-        self.gates = {**FEATURE_GATES, **config.feature_gates}
-        ctx.feature_gates = dict(self.gates)
+        gates = ctx.feature_gates
         self.group_sched: PodGroupScheduler | None = None
         # pod key → order of its first attempt (pods of a group go by it)
         self.first_attempt: dict[str, int] = {}
         # pod group key → its last cycle's outcome and members
         self.gang_outcomes: dict[str, tuple[GroupOutcome, list[Pod]]] = {}
-        if self.gates["GenericWorkload"]:
+        if gates["GenericWorkload"]:
             ctx.native_pod_groups = index_native_pod_groups(
                 work.of_kind("PodGroup"), source=work.source
             )
@@ -281,10 +284,8 @@ class _Run:
             )
             self.group_sched = PodGroupScheduler(
                 self.sched,
-                placements=self.gates["TopologyAwareWorkloadScheduling"],
-                preempt_group=self._preempt_group
-                if self.gates["WorkloadAwarePreemption"]
-                else None,
+                placements=gates["TopologyAwareWorkloadScheduling"],
+                preempt_group=self._preempt_group if gates["WorkloadAwarePreemption"] else None,
             )
 
     # -- step 1: which pending pods enter the queue ------------------------------------

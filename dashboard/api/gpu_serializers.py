@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from scheduler_engine.hardware_view import INCONSISTENCY_KINDS
+from scheduler_engine.hardware_view import DEVICE_SOURCES, DEVICE_TYPES, INCONSISTENCY_KINDS
 
 
 class InconsistencySerializer(serializers.Serializer):
@@ -17,8 +17,8 @@ class InconsistencySerializer(serializers.Serializer):
 
 class GpuDeviceSerializer(serializers.Serializer):
     name = serializers.CharField()
-    source = serializers.ChoiceField(choices=["dra", "device-plugin"])
-    type = serializers.ChoiceField(choices=["gpu", "mig"])
+    source = serializers.ChoiceField(choices=list(DEVICE_SOURCES))
+    type = serializers.ChoiceField(choices=list(DEVICE_TYPES))
     index = serializers.IntegerField(allow_null=True)
     uuid = serializers.CharField(allow_null=True)
     product = serializers.CharField(allow_null=True)

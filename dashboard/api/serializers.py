@@ -7,12 +7,17 @@ from rest_framework import serializers
 
 from dashboard.cluster.models import Cluster, Node, Pod
 from dashboard.dryruns.models import Application, DryRun, Profile, ProfileVersion
+from dashboard.dryruns.services import profiles as profile_services
 from scheduler_engine.cascade import MAX_CASCADE_DEPTH
 from scheduler_engine.orphans import REASONS as ORPHAN_REASONS
 
 from .fields import FeatureGatesField, OptionalObjectsField, StrictCharField, StrictSlugField
 
 MAX_SEED = 2**62
+WARNINGS_HELP = (
+    "what a dry-run of the configuration leaves out, one line each: its extenders are "
+    "never called (docs/fidelity.md)"
+)
 
 
 class ClusterSerializer(serializers.ModelSerializer):
@@ -241,6 +246,12 @@ class ExplanationSerializer(serializers.Serializer):
         "verified by the engine with the active profile, cheapest first (at most 5, one per "
         "kind)",
     )
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="only when the active profile has extenders, last: one line per extender, "
+        "which the engine never calls (docs/fidelity.md)",
+    )
 
 
 class GangPlacementSerializer(serializers.Serializer):
@@ -373,6 +384,10 @@ class ValidationResultSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     errors = ProblemSerializer(many=True, help_text="the first SCHEDLAB_MAX_REPORTED_ERRORS (50)")
     error_count = serializers.IntegerField(help_text="how many problems there are in all")
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=WARNINGS_HELP,
+    )
 
 
 class DiffSerializer(serializers.Serializer):
@@ -422,6 +437,23 @@ class ApplicationSerializer(serializers.ModelSerializer):
     def get_took_effect(self, app: Application) -> bool:
         """False while its ConfigMap is being written or when that failed: history only."""
         return app.configmap_status not in Application.INACTIVE
+
+
+class AppliedSerializer(ApplicationSerializer):
+    """An apply's or a rollback's answer: the application, then what the scheduler now does
+    that no dry-run did."""
+
+    warnings = serializers.SerializerMethodField(
+        help_text="one line per extender of the version now active: the cluster's scheduler "
+        "calls them, the dry-runs (the one the apply rests on too) did not (docs/fidelity.md)"
+    )
+
+    class Meta(ApplicationSerializer.Meta):
+        fields = [*ApplicationSerializer.Meta.fields, "warnings"]
+        read_only_fields = fields
+
+    def get_warnings(self, app: Application) -> list[str]:
+        return profile_services.document_warnings(app.version.document) if app.version else []
 
 
 class DryRunCreateSerializer(serializers.Serializer):
@@ -517,6 +549,7 @@ class DryRunSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="every gate's value the run used; null: the deployment's when it ran",
     )
+    warnings = serializers.SerializerMethodField(help_text=WARNINGS_HELP)
 
     class Meta:
         model = DryRun
@@ -556,8 +589,12 @@ class DryRunSerializer(serializers.ModelSerializer):
             "summary",
             "metrics",
             "result_count",
+            "warnings",
         ]
         read_only_fields = fields
+
+    def get_warnings(self, run: DryRun) -> list[str]:
+        return profile_services.run_warnings(run)
 
 
 class ResultPageSerializer(serializers.Serializer):

@@ -235,11 +235,11 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         running pods ask for more than allocatable, or claims hold devices for pods now gone."""
         return Response(hardware.inconsistencies(self.get_object()))
 
-    @extend_schema(request=None, responses=s.ApplicationSerializer)
+    @extend_schema(request=None, responses=s.AppliedSerializer)
     @action(detail=True, methods=["post"])
     def rollback(self, request: Request, **kw: Any) -> Response:
         app = profile_services.rollback(self.get_object(), user=request.user)
-        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+        return Response(s.AppliedSerializer(app).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.ApplicationSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=StrictLimitOffsetPagination)
@@ -349,13 +349,15 @@ class ProfileViewSet(
     def validate(self, request: Request, **kw: Any) -> Response:
         body = s.ValidateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        problems = profile_services.validate_document(body.validated_data["document"])
+        document = body.validated_data["document"]
+        problems = profile_services.validate_document(document)
         shown = problems[: conf.max_reported_errors()]
         return Response(
             {
                 "valid": not problems,
                 "errors": [p.as_dict() for p in shown],
                 "error_count": len(problems),
+                "warnings": profile_services.document_warnings(document),
             }
         )
 
@@ -388,7 +390,7 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
         a, b = self.with_other(ProfileVersion.objects.all())
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
-    @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
+    @extend_schema(request=s.ApplySerializer, responses={201: s.AppliedSerializer})
     @action(detail=True, methods=["post"])
     def apply(self, request: Request, **kw: Any) -> Response:
         version = self.get_object()
@@ -401,7 +403,7 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
             dry_run=body.validated_data.get("dry_run"),
             force=body.validated_data["force"],
         )
-        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+        return Response(s.AppliedSerializer(app).data, status=status.HTTP_201_CREATED)
 
 
 class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):

@@ -21,6 +21,7 @@ __all__ = [
     "IncludeError",
     "all_failures",
     "answer",
+    "engine_warnings",
     "group_rejections",
     "parse_include",
 ]
@@ -101,10 +102,17 @@ def node_summary(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def engine_warnings(result: dict[str, Any]) -> list[str]:
+    """What the engine's run left out of the active profile, one line each: its extenders,
+    never called (worded once by the engine, in the kept result's summary)."""
+    return (result.get("summary") or {}).get("warnings") or []
+
+
 def answer(result: dict[str, Any], include: frozenset[str]) -> dict[str, Any]:
     """The engine's result as the API sends it, with only the sections ``include`` names.
 
-    A bound pod's answer (no engine run) is sent as it is.
+    A bound pod's answer (no engine run) is sent as it is. ``warnings``, last,
+    only when the engine left something out (:func:`engine_warnings`).
     """
     if result.get("status") == "Bound":
         return result
@@ -121,4 +129,7 @@ def answer(result: dict[str, Any], include: frozenset[str]) -> dict[str, Any]:
     for section, keys in (("nodes", NODE_KEYS), ("whatif", WHATIF_KEYS)):
         if section in include:
             out.update((k, result[k]) for k in keys if k in result)
+    warnings = engine_warnings(result)
+    if warnings:
+        out["warnings"] = warnings
     return out

@@ -18,7 +18,7 @@ from typing import Any
 from dashboard.cluster.models import Cluster
 from scheduler_engine import hardware_view
 from scheduler_engine.cluster import ClusterState
-from scheduler_engine.hardware_view import GPU_RESOURCE, GpuDevice, NodeGpuView
+from scheduler_engine.hardware_view import GPU_RESOURCE, TYPE_MIG, GpuDevice, NodeGpuView
 
 from . import live
 
@@ -48,7 +48,7 @@ class Cell:
     @property
     def label(self) -> str:
         g = self.gpu
-        if g.type == "mig":
+        if g.type == TYPE_MIG:
             return g.mig_profile or g.name
         if g.index is not None:
             return f"GPU {g.index}"

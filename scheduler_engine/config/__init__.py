@@ -16,6 +16,7 @@ from .defaults import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     effective_default_constraints,
 )
+from .extenders import extender_warnings
 from .load import (
     config_to_dict,
     default_config,
@@ -42,6 +43,7 @@ __all__ = [
     "default_config",
     "dump_config",
     "effective_default_constraints",
+    "extender_warnings",
     "format_duration",
     "load_config",
     "load_config_text",

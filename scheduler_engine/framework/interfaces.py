@@ -188,6 +188,11 @@ class Handle(Protocol):
         """Whether any node has pods nominated to it."""
         ...
 
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Filters for ``pod`` on ``node_info`` (which may be a copy with pods removed): the first
+        rejection, in plugin order (upstream ``PluginsRunner.RunFilterPlugins``)."""
+        ...
+
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None:
@@ -206,11 +211,17 @@ class Handle(Protocol):
 
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status | None: ...
+    ) -> Status | None:
+        """Each PreFilter plugin's AddPod for ``pod_to_add`` on ``node_info``; the first
+        failure returns (upstream ``PluginsRunner.RunPreFilterExtensionAddPod``)."""
+        ...
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status | None: ...
+    ) -> Status | None:
+        """Each PreFilter plugin's RemovePod for ``pod_to_remove`` on ``node_info``; the first
+        failure returns (upstream ``PluginsRunner.RunPreFilterExtensionRemovePod``)."""
+        ...
 
     @property
     def rng(self) -> Any:

@@ -25,16 +25,14 @@ import numpy as np
 
 from ..cluster import ClusterState
 from ..config import SchedulerConfig
-from ..framework.build import new_framework
-from ..framework.handle import SimulationContext
 from ..framework.registry import Registry, default_registry
-from ..framework.runtime import Framework
 from ..framework.snapshot import Snapshot
 from ..objects import Pod
 from ..plugins.gpupolicies.common import pod_shape
 from ..plugins.gpupolicies.fragmentation import TypicalPod, typical_pods
 from ..plugins.gpushare.resources import gpu_request
-from ..scheduler.schedule_one import AttemptStatus, Scheduler
+from ..scheduler.build import new_scheduler
+from ..scheduler.schedule_one import AttemptStatus
 from .metrics import GpuMetrics, curve, unallocated_at
 from .trace import Trace
 from .workload import clone_pod, inflate_workload
@@ -72,25 +70,15 @@ class _Run:
         rng: random.Random,
         typical: list[TypicalPod],
         registry: Registry,
-        node_rank: np.ndarray | None,
         exact_messages: bool = False,
     ) -> None:
         cluster = ClusterState(nodes=list(trace.nodes), source=trace.source)
         self.snapshot = Snapshot(cluster.nodes, ())
-        self.ctx = SimulationContext(
-            cluster=cluster, snapshot=self.snapshot, rng=rng, parallelism=config.parallelism
-        )
-        self.frameworks: dict[str, Framework] = {}
-        for prof in config.profiles:
-            fwk = new_framework(prof, registry, self.ctx)
+        self.sched = new_scheduler(cluster, self.snapshot, config, registry, rng=rng)
+        self.ctx = self.sched.ctx
+        self.frameworks = self.sched.frameworks
+        for fwk in self.frameworks.values():
             fwk.exact_diagnosis = exact_messages
-            self.frameworks[prof.scheduler_name] = fwk
-        self.sched = Scheduler(
-            self.ctx,
-            self.frameworks,
-            percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-            node_rank=node_rank,
-        )
         self.metrics = GpuMetrics(self.snapshot, typical)
         self.failures: Counter[str] = Counter()
         self.errors = 0
@@ -158,7 +146,7 @@ def replay(
         rng.shuffle(perm)
         by_name = sorted(range(len(trace.nodes)), key=lambda i: trace.nodes[i].name)
         rank_of = {trace.nodes[i].name: perm[k] for k, i in enumerate(by_name)}
-    run = _Run(trace, config, rng, typical, registry or default_registry(), None, exact_messages)
+    run = _Run(trace, config, rng, typical, registry or default_registry(), exact_messages)
     if options.tie_break == "rank":
         rank = np.array([rank_of[ni.name] for ni in run.snapshot.node_info_list], dtype=np.int64)
         run.sched.node_rank = rank

@@ -19,14 +19,13 @@ from dataclasses import dataclass
 
 from ..cluster import ClusterState
 from ..config import SchedulerConfig
-from ..framework.build import new_framework
-from ..framework.handle import SimulationContext
 from ..framework.node_info import NodeInfo
 from ..framework.registry import Registry
 from ..framework.snapshot import Snapshot
 from ..objects import Pod
 from ..objects.podgroup import index_native_pod_groups
 from ..objects.resources import core_amounts
+from ..scheduler.build import new_scheduler
 from .moves import gpus_of, is_movable, pdb_violations, recreated
 from .probe import Prepared, Probe
 
@@ -47,21 +46,20 @@ class RoomProbe:
         self.cluster = cluster
         running = [p for p in cluster.pods if p.node_name]
         self.snapshot = Snapshot(cluster.nodes, running, cluster.namespaces)
-        ctx = SimulationContext(
-            cluster=cluster, snapshot=self.snapshot, rng=random.Random(seed), clock=0.0
+        sched = new_scheduler(
+            cluster, self.snapshot, config, registry, rng=random.Random(seed), load_pod_groups=True
         )
-        ctx.feature_gates = dict(config.feature_gates)
-        if ctx.feature_gates.get("GenericWorkload"):
+        ctx = sched.ctx
+        if ctx.feature_gates["GenericWorkload"]:
             ctx.native_pod_groups = index_native_pod_groups(
                 cluster.of_kind("PodGroup"), source=cluster.source
             )
             ctx.pod_groups.add_pods(cluster.pods)
         self.probes: dict[str, Probe] = {}
-        for prof in config.profiles:
-            fwk = new_framework(prof, registry, ctx, load_pod_groups=True)
+        for name, fwk in sched.frameworks.items():
             # a node no filter passes needs no exact per-node reason here
             fwk.exact_diagnosis = False
-            self.probes[prof.scheduler_name] = Probe(fwk)
+            self.probes[name] = Probe(fwk)
         # pod shape → up to two nodes it fits on as the cluster stands
         self._homes: dict[str, list[str]] = {}
 

@@ -154,6 +154,18 @@
     }));
   }
 
+  // what a dry-run of the document leaves out (extenders), under the problems
+  function showWarnings(lines) {
+    const ul = document.getElementById("warnings");
+    if (!ul) return;
+    ul.replaceChildren(...lines.map((w) => {
+      const li = document.createElement("li");
+      li.className = "warning";
+      li.textContent = w;
+      return li;
+    }));
+  }
+
   // --- validation as you type ---------------------------------------------------------
   const validate = debounce(async () => {
     const mine = ++seq;
@@ -167,6 +179,7 @@
       return;
     }
     showProblems(r.data.errors || []);
+    showWarnings(r.data.warnings || []);
     panel.dataset.state = r.data.valid ? "valid" : "invalid";
     if (r.data.valid) refreshKnobs();
   }, 350);

@@ -7,7 +7,7 @@ import pytest
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
 from dashboard.explain import live
-from scheduler_engine.hardware_view import INCONSISTENCY_KINDS
+from scheduler_engine.hardware_view import DEVICE_SOURCES, DEVICE_TYPES, INCONSISTENCY_KINDS
 from tests.support import gpus, objects
 
 
@@ -95,6 +95,13 @@ def test_the_schema_offers_every_kind_the_cases_flag(viewer, db):
     kind = schema["components"]["schemas"]["Inconsistency"]["properties"]["kind"]
     enum = schema["components"]["schemas"][kind["$ref"].rsplit("/", 1)[1]]["enum"]
     assert enum == list(INCONSISTENCY_KINDS)
+
+
+def test_the_schema_offers_the_engines_device_sources_and_types(viewer, db):
+    schemas = viewer.get("/api/v1/schema/?format=json").json()["components"]["schemas"]
+    device = schemas["GpuDevice"]["properties"]
+    for field, table in (("source", DEVICE_SOURCES), ("type", DEVICE_TYPES)):
+        assert schemas[device[field]["$ref"].rsplit("/", 1)[1]]["enum"] == list(table)
 
 
 def test_the_wording_names_the_figures(viewer, db):

@@ -130,6 +130,23 @@ def test_pending_pods_are_paged_from_the_index(demo_cluster, viewer_client, monk
     assert two in second and one not in second and "page 2 of 2" in second
 
 
+def test_page_numbers_out_of_range_are_capped_at_the_last_page_and_floored_at_one(
+    demo_cluster, viewer_client, monkeypatch
+):
+    monkeypatch.setattr(views, "PENDING_PER_PAGE", 1)
+    monkeypatch.setattr(views, "PLACEMENTS_PER_PAGE", 5)
+    run = _run(demo_cluster)
+    assert (run.pending_count, run.result_count) == (2, 9)
+    last = viewer_client.get(f"/dry-runs/{run.pk}/?page=99&pending=99").content.decode()
+    assert "<summary><code>default/huge-1</code>" in last
+    assert 'href="?page=2&pending=1#pending-title">← previous' in last
+    assert 'href="?page=1&pending=2#placements-title">← previous' in last
+    first = viewer_client.get(f"/dry-runs/{run.pk}/?page=-3&pending=-3").content.decode()
+    assert "<summary><code>default/huge-0</code>" in first
+    assert 'href="?page=1&pending=2#pending-title">next →' in first
+    assert 'href="?page=2&pending=1#placements-title">next →' in first
+
+
 def test_a_run_finished_before_the_indexes_is_indexed_once_on_first_view(
     demo_cluster, viewer_client
 ):

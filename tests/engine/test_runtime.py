@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from scheduler_engine.framework.cycle_state import CycleState
+from scheduler_engine.framework.handle import FrameworkHandle
 from scheduler_engine.framework.interfaces import (
+    Handle,
     NodeToStatus,
     NominatingInfo,
     PodBlindFilterPlugin,
@@ -242,6 +244,12 @@ def test_a_plugins_handle_runs_the_frameworks_filter_helpers():
     assert s.message() == 'running AddPod on PreFilter plugin "A": cannot add o'
     s = handle.run_pre_filter_extension_remove_pod(state, POD, other, ni)
     assert s.message() == 'running RemovePod on PreFilter plugin "A": cannot add o'
+
+
+def test_the_handle_protocol_declares_every_helper_the_handle_binds():
+    declared = {name for name in vars(Handle) if not name.startswith("_")}
+    assert set(FrameworkHandle.__annotations__) <= declared
+    assert declared <= set(vars(FrameworkHandle)) | set(FrameworkHandle.__annotations__)
 
 
 def test_refilter_leaves_out_filters_that_ignore_the_nodes_pods():

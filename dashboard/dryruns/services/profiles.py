@@ -16,6 +16,7 @@ from dashboard.cluster.kube.configmaps import apply_configmap
 from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.clusters import kube_source
 from scheduler_engine import ConfigError, SchedulerConfig, load_config, validate_config
+from scheduler_engine.config import extender_warnings
 from scheduler_engine.config.json_schema import editor_schema as _editor_schema
 from scheduler_engine.documents import parse_documents
 from scheduler_engine.errors import InputError
@@ -31,10 +32,12 @@ __all__ = [
     "default_engine_config",
     "diff_documents",
     "diff_versions",
+    "document_warnings",
     "editor_schema",
     "parse_config",
     "rollback",
     "rollback_target",
+    "run_warnings",
     "validate_document",
 ]
 
@@ -74,6 +77,27 @@ def validate_document(text: str, prefix: str = "document") -> list[ConfigProblem
     except ConfigError as exc:
         return [_problem(exc, prefix)]
     return [_problem(e, prefix) for e in validate_config(doc, **conf.engine_config_kwargs())]
+
+
+def document_warnings(text: str) -> list[str]:
+    """What a dry-run of the document leaves out: one line per extender it declares.
+
+    None for a document that does not parse (its errors say enough).
+    """
+    # most documents never name extenders: skip parsing them (the run list asks per run)
+    if "extenders" not in text:
+        return []
+    try:
+        return extender_warnings(_document(text))
+    except ConfigError:
+        return []
+
+
+def run_warnings(run: DryRun) -> list[str]:
+    """:func:`document_warnings` of the run's configuration (upstream's default has none)."""
+    if run.profile_version_id is not None:
+        return document_warnings(run.profile_version.document)
+    return document_warnings(run.inline_config)
 
 
 def parse_config(

@@ -19,6 +19,7 @@ from dashboard.dryruns import graphs, selectors
 from dashboard.dryruns.models import DryRun
 from dashboard.dryruns.services import dryruns as dryrun_services
 from dashboard.dryruns.services import editor as editor_services
+from dashboard.dryruns.services import profiles as profile_services
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.metrics import LOWER_IS_BETTER, METRICS, metric_info
 from dashboard.dryruns.services.results import ensure_indexes, read_index
@@ -127,22 +128,30 @@ def _pending_note(run: DryRun) -> str:
     )
 
 
+def _page_param(request: HttpRequest, name: str, count: int, per_page: int) -> tuple[int, int]:
+    """The page number ``?name=`` asks for, floored at 1 and capped at the last page of
+    ``count`` rows shown ``per_page`` at a time; and the number of pages (at least 1)."""
+    pages = max(-(-count // per_page), 1)
+    return min(max(int_param(request.GET.get(name), 1), 1), pages), pages
+
+
 @login_required
 def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
     require_role(request, VIEWER)
     run = get_object_or_404(selectors.dry_runs().select_related("created_by"), pk=pk)
     context: dict[str, Any] = {"nav": "dryruns", "cluster": run.cluster, "run": run}
     context["gates"] = gates_text(run.feature_gates)
+    context["warnings"] = profile_services.run_warnings(run)
     if run.status == DryRun.Status.SUCCEEDED:
-        page_no = int_param(request.GET.get("page"), 1) or 1
-        pages = max((run.result_count + PLACEMENTS_PER_PAGE - 1) // PLACEMENTS_PER_PAGE, 1)
-        page_no = min(page_no, pages)
         run = ensure_indexes(run)
+        page_no, pages = _page_param(request, "page", run.result_count, PLACEMENTS_PER_PAGE)
+        pending_no, pending_pages = _page_param(
+            request, "pending", run.pending_count, PENDING_PER_PAGE
+        )
         # the compact placement index, never the result pages (explanations) or the state
         placements = read_index(
             run, "placements", (page_no - 1) * PLACEMENTS_PER_PAGE, PLACEMENTS_PER_PAGE
         )
-        pending_no = int_param(request.GET.get("pending"), 1) or 1
         pending, more = graphs.pending_results(
             run, (pending_no - 1) * PENDING_PER_PAGE, PENDING_PER_PAGE
         )
@@ -155,7 +164,7 @@ def dryrun_detail(request: HttpRequest, pk: int) -> HttpResponse:
             pending=pending,
             pending_no=pending_no,
             pending_more=more,
-            pending_pages=max(-(-run.pending_count // PENDING_PER_PAGE), 1),
+            pending_pages=pending_pages,
             metric_rows=_metric_rows(run),
             pending_note=_pending_note(run),
             spread=(run.metrics or {}).get("after", {}).get("spreadPerZone", {}),
@@ -203,6 +212,12 @@ def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
         "run": run,
         "baseline": baseline,
         "waiting": [r for r in (baseline, run) if not r.finished],
+        # either run's extenders, once each: neither run called them
+        "warnings": list(
+            dict.fromkeys(
+                profile_services.run_warnings(run) + profile_services.run_warnings(baseline)
+            )
+        ),
     }
     if not context["waiting"]:
         page_no = int_param(request.GET.get("page"), 1) or 1

@@ -136,6 +136,7 @@ def _editor_context(
         "watched": watched or (runs[0] if runs else None),
         "succeeded": next((r for r in runs if r.status == DryRun.Status.SUCCEEDED), None),
         "knobs": knobs,
+        "warnings": profile_services.document_warnings(document),
         "strategies": editor_services.SCORING_STRATEGIES,
         "can_operate": has_role(request.user, OPERATOR),
         "can_admin": has_role(request.user, ADMIN),

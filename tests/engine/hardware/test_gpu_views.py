@@ -8,7 +8,7 @@ import pytest
 
 import scheduler_engine
 from scheduler_engine import build_cluster, load_cluster
-from scheduler_engine.hardware_view import gpu_views, node_gpu_view
+from scheduler_engine.hardware_view import DEVICE_SOURCES, DEVICE_TYPES, gpu_views, node_gpu_view
 
 DEMO = Path(scheduler_engine.__file__).parent / "demo" / "gpu-cluster.yaml"
 DRIVER = "gpu.nvidia.com"
@@ -239,6 +239,12 @@ def test_the_demo_shows_every_kind(demo_views):
         "dra-gpu-2": ["gfd-vs-devices", "claim-of-missing-pod"],
     }
     assert sum(v.allocatable or 0 for v in demo_views.values()) == 67
+
+
+def test_the_demo_devices_are_of_every_declared_source_and_type(demo_views):
+    devices = [g for v in demo_views.values() for g in v.gpus]
+    assert {g.source for g in devices} == set(DEVICE_SOURCES)
+    assert {g.type for g in devices} == set(DEVICE_TYPES)
 
 
 def test_the_demo_dra_nodes_publish_devices(demo_views):
