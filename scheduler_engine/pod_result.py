@@ -122,14 +122,21 @@ def _filter_failures(
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
     first: dict[str, dict[str, str]] = {}
     every: dict[str, list[dict[str, str]]] = {}
+    # a recorded status shared by nodes (one plugin's, built once for nodes rejected
+    # alike: LazyFilters) gives one failure shared by them, read and never changed
+    made: dict[int, dict[str, str]] = {}
     for node, per_plugin in per_node.items():
         fails = None
         for pl, v in per_plugin.items():
-            if v is PASSED or v.get("code") == "Success":
+            if v is PASSED:
                 continue  # most nodes pass most filters: no list, no dicts for them
-            fail = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
-            if v.get("detail"):
-                fail["detail"] = v["detail"]
+            fail = made.get(id(v))
+            if fail is None:
+                if v.get("code") == "Success":
+                    continue
+                fail = made[id(v)] = {"plugin": pl, "reason": ", ".join(v.get("reasons", []))}
+                if v.get("detail"):
+                    fail["detail"] = v["detail"]
             if fails is None:
                 fails = every[node] = [fail]
                 first[node] = fail

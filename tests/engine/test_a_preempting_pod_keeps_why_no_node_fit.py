@@ -10,6 +10,7 @@ result is read.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from scheduler_engine import build_cluster, simulate
 from scheduler_engine.framework.recorder import LazyFilters, Recorder
 from tests.engine.builders import make_node, make_pod
+from tests.engine.randomgen import random_cluster
 
 
 def _cluster() -> Any:
@@ -88,3 +90,32 @@ def test_the_kept_attempt_is_built_only_when_read(
     assert set(high["beforePreemption"]["filterFailures"]) == {"n1", "n2"}
     assert seen == [0]  # nothing of the kept pass was built before the result read it
     assert len(built) == (2 if lazy else 0)
+
+
+def _failures_of(recorded: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+    """Each node's failing filters, read off the filter record one node and plugin at a time."""
+    every: dict[str, list[dict[str, str]]] = {}
+    for node, per_plugin in recorded.items():
+        for pl, v in per_plugin.items():
+            if v["code"] != "Success":
+                fail = {"plugin": pl, "reason": ", ".join(v["reasons"])}
+                if v.get("detail"):
+                    fail["detail"] = v["detail"]
+                every.setdefault(node, []).append(fail)
+    return every
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_failures_shared_by_nodes_rejected_alike_are_each_nodes_own(seed: int) -> None:
+    """Nodes rejected by one shared status share one failure; each still reads its own."""
+    objs = random_cluster(random.Random(5000 + seed), max_nodes=8, max_running=45, max_pending=30)
+    seen = 0
+    for r in simulate(build_cluster(objs), seed=seed, explain=True).results:
+        # nodes PreFilter ruled out have no record: the failure of every such node
+        recorded = (r.record or {}).get("filter", {})
+        every = {n: f for n, f in (r.all_filter_failures or {}).items() if n in recorded}
+        assert every == _failures_of(recorded), r.pod
+        assert r.filter_failures is not None
+        assert all(r.filter_failures[n] == f[0] for n, f in every.items())
+        seen += len(every)
+    assert seen
