@@ -67,7 +67,9 @@ def pod_result(
         r.record = rec
         r.scores = dict(att.scores or {})
         failed = att if status != STATUS_SCHEDULED else None
-        r.filter_failures, r.all_filter_failures = _node_failures(rec, failed, fwk)
+        r.filter_failures, r.all_filter_failures = _node_failures(
+            rec.get("filter", {}), failed, fwk
+        )
         # a pod that preempted and was tried again: why no node fit before that
         if preempted is not None and not att.nominated_node:
             r.before_preemption = _before_preemption(recorder, pod.key, preempted, fwk)
@@ -87,7 +89,7 @@ def _before_preemption(
     recorder: Recorder, pod_key: str, preempted: Attempt, fwk: Framework
 ) -> dict[str, Any] | None:
     """The attempt that preempted, from the record the recorder kept aside."""
-    kept = recorder.kept_record(pod_key)
+    kept = recorder.kept_filters(pod_key)
     if kept is None:
         return None
     ff, allff = _node_failures(kept, preempted, fwk)
@@ -100,11 +102,11 @@ def _before_preemption(
 
 
 def _node_failures(
-    rec: Mapping[str, Any], failed: Attempt | None, fwk: Framework
+    per_node: Mapping[str, Mapping[str, Any]], failed: Attempt | None, fwk: Framework
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
-    """Each node's first and every filter failure in an attempt's record; ``failed``
+    """Each node's first and every filter failure in an attempt's filter record; ``failed``
     (the attempt, if it failed): the nodes PreFilter ruled out, which no filter saw."""
-    ff, allff = _filter_failures(rec.get("filter", {}))
+    ff, allff = _filter_failures(per_node)
     d = failed.diagnosis if failed is not None else None
     if d is not None and d.node_to_status.absent.reasons:
         absent = d.node_to_status.absent
@@ -122,10 +124,16 @@ def _filter_failures(
 ) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
     first: dict[str, dict[str, str]] = {}
     every: dict[str, list[dict[str, str]]] = {}
-    # a recorded status shared by nodes (one plugin's, built once for nodes rejected
-    # alike: LazyFilters) gives one failure shared by them, read and never changed
+    # a recorded status or entry shared by nodes (built once for nodes rejected alike:
+    # LazyFilters) gives one failure or list shared by them, read and never changed
     made: dict[int, dict[str, str]] = {}
+    lists: dict[int, list[dict[str, str]] | None] = {}
     for node, per_plugin in per_node.items():
+        if id(per_plugin) in lists:
+            fails = lists[id(per_plugin)]
+            if fails is not None:
+                every[node], first[node] = fails, fails[0]
+            continue
         fails = None
         for pl, v in per_plugin.items():
             if v is PASSED:
@@ -142,4 +150,5 @@ def _filter_failures(
                 first[node] = fail
             else:
                 fails.append(fail)
+        lists[id(per_plugin)] = fails
     return first, every

@@ -80,9 +80,16 @@ class LazyFilters:
         self._built: dict[tuple[int, ...], dict[str, Any]] = {}
 
     def values(self, j: int) -> dict[str, Any]:
+        """Node ``j``'s own entry."""
+        entry = self.shared(j)
+        return entry if j in self.calls else dict(entry)
+
+    def shared(self, j: int) -> dict[str, Any]:
+        """Node ``j``'s entry; without a call on the node, the one built for every node
+        of the same statuses (read it, never change it)."""
         every = self.passes[-1]
         if every is not None and every[j]:
-            return dict(self.passed)
+            return self.passed
         calls = self.calls.get(j)
         if calls is not None:
             return self._build(j, calls)
@@ -94,7 +101,7 @@ class LazyFilters:
         built = self._built.get(key)
         if built is None:
             built = self._built[key] = self._build(j, ())
-        return dict(built)
+        return built
 
     def _build(self, j: int, calls: Sequence[Status | None]) -> dict[str, Any]:
         out = dict(self.passed)
@@ -148,24 +155,26 @@ class Recorder:
 
     def reset_pod(self, pod_key: str, keep: bool = False) -> None:
         """Forget a pod's earlier attempt (a retried pod is explained by its last attempt);
-        ``keep``: set it aside as it is, its filter pass unbuilt, for :meth:`kept_record`
+        ``keep``: set it aside as it is, its filter pass unbuilt, for :meth:`kept_filters`
         (in place of any attempt set aside before)."""
         rec = self.data.pop(pod_key, None)
         block = self._lazy.pop(pod_key, None)
         if keep and rec is not None:
             self._kept[pod_key] = (rec, block)
 
-    def kept_record(self, pod_key: str) -> dict[str, dict[str, dict[str, Any]]] | None:
-        """The attempt last set aside by :meth:`reset_pod`, every node's filter entry
-        built (None: none was)."""
+    def kept_filters(self, pod_key: str) -> dict[str, dict[str, Any]] | None:
+        """The ``"filter"`` record of the attempt last set aside by :meth:`reset_pod`
+        (None: none was): node → its entry, nodes rejected alike without a call sharing
+        one (:meth:`LazyFilters.shared`: read them, never change them)."""
         kept = self._kept.get(pod_key)
         if kept is None:
             return None
         rec, block = kept
-        if block is not None:
-            block.build(rec.get("filter", {}))
-            self._kept[pod_key] = (rec, None)
-        return rec
+        per_node: dict[str, Any] = rec.get("filter", {})
+        if block is None:
+            return per_node
+        shared = block.shared
+        return {node: shared(v) if v.__class__ is int else v for node, v in per_node.items()}
 
     def lazy_filters(self, pod_key: str, block: LazyFilters) -> dict[str, Any]:
         """Start keeping a filter pass as ``block``; the pod's ``"filter"`` entries,

@@ -70,22 +70,22 @@ def test_the_kept_attempt_is_built_only_when_read(
     lazy: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[int] = []
-    values = LazyFilters.values
+    shared = LazyFilters.shared
 
     def counted(self: LazyFilters, j: int) -> dict[str, Any]:
         built.append(j)
-        return values(self, j)
+        return shared(self, j)
 
-    monkeypatch.setattr(LazyFilters, "values", counted)
+    monkeypatch.setattr(LazyFilters, "shared", counted)
     monkeypatch.setattr(Recorder, "LAZY", lazy)
-    read = Recorder.kept_record
+    read = Recorder.kept_filters
     seen: list[int] = []
 
-    def kept_record(self: Recorder, pod_key: str) -> Any:
+    def kept_filters(self: Recorder, pod_key: str) -> Any:
         seen.append(len(built))
         return read(self, pod_key)
 
-    monkeypatch.setattr(Recorder, "kept_record", kept_record)
+    monkeypatch.setattr(Recorder, "kept_filters", kept_filters)
     high = _high()
     assert set(high["beforePreemption"]["filterFailures"]) == {"n1", "n2"}
     assert seen == [0]  # nothing of the kept pass was built before the result read it
