@@ -200,6 +200,16 @@ def _every_node(what: str) -> serializers.DictField:
     return serializers.DictField(required=False, help_text=f"include=nodes: {what}")
 
 
+class BeforePreemptionSerializer(serializers.Serializer):
+    message = serializers.CharField(
+        help_text="that attempt's FailedScheduling message (0/N nodes are available: ...)"
+    )
+    nominatedNode = serializers.CharField(help_text="the node preemption nominated")
+    nodeSummary = NodeSummarySerializer(help_text="that attempt's node verdicts in brief")
+    filterFailures = _every_node("node → its first failure in that attempt")
+    allFilterFailures = _every_node("node → every failure in that attempt")
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -218,6 +228,11 @@ class ExplanationSerializer(serializers.Serializer):
     allFilterFailures = _every_node("node → every failure")
     pluginScores = _every_node("node → plugin → raw, normalized, weighted")
     record = _every_node("extension point → node → plugin → value")
+    beforePreemption = BeforePreemptionSerializer(
+        required=False,
+        help_text="a pod that preempted and was then tried again: the attempt that preempted, "
+        "why no node fit before the victims left",
+    )
     nearest = NearestNodeSerializer(
         many=True,
         required=False,

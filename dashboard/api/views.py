@@ -113,7 +113,8 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
                 {"type": "array", "items": {"type": "string", "enum": list(INCLUDE)}},
                 explode=False,
                 description="sections to add (comma-separated): `nodes`, every node's record "
-                "(scores, filterFailures, allFilterFailures, pluginScores, record; megabytes at "
+                "(scores, filterFailures, allFilterFailures, pluginScores, record, and "
+                "beforePreemption's filterFailures, allFilterFailures; megabytes at "
                 "thousands of nodes); `whatif`, the nearest nodes and verified changes of a pod "
                 "that does not fit (computed only when asked). Without it: the verdict, the "
                 "events and nodeSummary.",

@@ -118,6 +118,14 @@ def answer(result: dict[str, Any], include: frozenset[str]) -> dict[str, Any]:
         return result
     out = {k: v for k, v in result.items() if k not in NODE_KEYS and k not in WHATIF_KEYS}
     out["nodeSummary"] = node_summary(result)
+    before = result.get("beforePreemption")
+    if before is not None:
+        # the attempt that preempted, in brief as the answer: its node verdicts by reason
+        brief = {k: v for k, v in before.items() if k not in NODE_KEYS}
+        brief["nodeSummary"] = node_summary({**before, "summary": result.get("summary")})
+        if "nodes" in include:
+            brief.update((k, v) for k, v in before.items() if k in NODE_KEYS)
+        out["beforePreemption"] = brief
     for section, keys in (("nodes", NODE_KEYS), ("whatif", WHATIF_KEYS)):
         if section in include:
             out.update((k, result[k]) for k in keys if k in result)
