@@ -24,17 +24,18 @@ def pod_result(
     attempts: int,
     recorder: Recorder | None,
     explain: bool,
+    preempted: Attempt | None = None,
 ) -> PodResult:
     """The pod's result after its last attempt: status, node, message, nomination,
-    victims, what plugins report, and (explaining) each node's filter failures and scores."""
+    victims, what plugins report, and (explaining) each node's filter failures and scores;
+    ``preempted``: an earlier attempt that failed and nominated a node, kept aside
+    by the recorder, explained as :attr:`PodResult.before_preemption`."""
     assert att is not None
     status = PodStatus(att.status) if att.status in STATUSES else PodStatus.UNSCHEDULABLE
     if status == STATUS_SCHEDULED:
         message = f"Successfully assigned {pod.namespace}/{pod.name} to {att.node}"
-    elif att.fit_error is not None:
-        message = att.fit_error.error()
     else:
-        message = att.message
+        message = _failure_message(att)
     # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
     # one from the input snapshot stays when PostFilter leaves it alone, and another
     # pod's preemption may have cleared it.  A bound pod reports none: v1.36 clears
@@ -65,23 +66,55 @@ def pod_result(
         rec = recorder.pod_record(pod.key) or {}
         r.record = rec
         r.scores = dict(att.scores or {})
-        ff, allff = _filter_failures(rec.get("filter", {}))
-        d = att.diagnosis
-        if d is not None and d.node_to_status.absent.reasons and status != STATUS_SCHEDULED:
-            absent = d.node_to_status.absent
-            plugin = absent.plugin or ", ".join(sorted(d.unschedulable_plugins))
-            entry = {"plugin": plugin, "reason": absent.message()}
-            for node in (n.name for n in fwk.handle.snapshot().node_info_list):
-                if node not in ff and node not in d.node_to_status.statuses:
-                    ff[node] = entry
-                    allff[node] = [entry]
-        r.filter_failures = ff
-        r.all_filter_failures = allff
+        failed = att if status != STATUS_SCHEDULED else None
+        r.filter_failures, r.all_filter_failures = _node_failures(rec, failed, fwk)
+        # a pod that preempted and was tried again: why no node fit before that
+        if preempted is not None and not att.nominated_node:
+            r.before_preemption = _before_preemption(recorder, pod.key, preempted, fwk)
         r.plugin_scores = {
             node: {pl: dict(v) for pl, v in per.items()}
             for node, per in rec.get("score", {}).items()
         }
     return r
+
+
+def _failure_message(att: Attempt) -> str:
+    """A failed attempt's ``FailedScheduling`` message (upstream ``FitError.Error()``)."""
+    return att.fit_error.error() if att.fit_error is not None else att.message
+
+
+def _before_preemption(
+    recorder: Recorder, pod_key: str, preempted: Attempt, fwk: Framework
+) -> dict[str, Any] | None:
+    """The attempt that preempted, from the record the recorder kept aside."""
+    kept = recorder.kept_record(pod_key)
+    if kept is None:
+        return None
+    ff, allff = _node_failures(kept, preempted, fwk)
+    return {
+        "message": truncate_message(_failure_message(preempted)),
+        "nominatedNode": preempted.nominated_node,
+        "filterFailures": ff,
+        "allFilterFailures": allff,
+    }
+
+
+def _node_failures(
+    rec: Mapping[str, Any], failed: Attempt | None, fwk: Framework
+) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
+    """Each node's first and every filter failure in an attempt's record; ``failed``
+    (the attempt, if it failed): the nodes PreFilter ruled out, which no filter saw."""
+    ff, allff = _filter_failures(rec.get("filter", {}))
+    d = failed.diagnosis if failed is not None else None
+    if d is not None and d.node_to_status.absent.reasons:
+        absent = d.node_to_status.absent
+        plugin = absent.plugin or ", ".join(sorted(d.unschedulable_plugins))
+        entry = {"plugin": plugin, "reason": absent.message()}
+        for node in (n.name for n in fwk.handle.snapshot().node_info_list):
+            if node not in ff and node not in d.node_to_status.statuses:
+                ff[node] = entry
+                allff[node] = [entry]
+    return ff, allff
 
 
 def _filter_failures(

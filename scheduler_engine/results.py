@@ -57,6 +57,9 @@ class PodResult:
     all_filter_failures: dict[str, list[dict[str, str]]] | None = None
     plugin_scores: dict[str, dict[str, dict[str, int]]] | None = None
     record: dict[str, Any] | None = None
+    # a pod that preempted and was tried again: the attempt that preempted (message,
+    # nominatedNode, filterFailures, allFilterFailures), why no node fit before that
+    before_preemption: dict[str, Any] | None = None
     # DRA: claims allocated for the pod (claim, allocatedNow, allocation)
     allocations: list[dict[str, Any]] = field(default_factory=list)
     # the events the scheduler recorded on the pod, in order (type, reason, message)
@@ -99,6 +102,8 @@ class PodResult:
             d["allFilterFailures"] = dict(self.all_filter_failures or {})
             d["pluginScores"] = dict(self.plugin_scores or {})
             d["record"] = self.record or {}
+            if self.before_preemption is not None:
+                d["beforePreemption"] = dict(self.before_preemption)
             if self.nearest is not None:
                 d["nearest"] = list(self.nearest)
                 d["fixes"] = list(self.fixes or [])

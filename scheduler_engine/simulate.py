@@ -74,6 +74,7 @@ class _PodState:
         "fwk",
         "last_event",
         "nominated",
+        "preempted",
         "qpi",
         "seq",
         "victims",
@@ -90,6 +91,9 @@ class _PodState:
         self.victims: list[str] = []
         self.nominated: str | None = None
         self.events: list[ev.Event] = []
+        # explaining: the last attempt that failed and nominated a node (preempted),
+        # when a later attempt followed it; its record is kept aside by the recorder
+        self.preempted: Attempt | None = None
 
 
 def default_clock(pods: Iterable[Pod], pod_groups: Iterable[Mapping[str, Any]]) -> float:
@@ -423,7 +427,7 @@ class _Run:
         st.attempts += 1
         st.qpi.attempts += 1
         if self.recorder is not None:
-            self.recorder.reset_pod(pod.key)
+            self._retry_record(st, self.recorder)
         # events during the attempt count for its retry (upstream's in-flight events):
         # a preemptor's own victims re-queue it, in the next round, after the pods
         # still waiting in this one, and in priority order with every other pod
@@ -445,6 +449,16 @@ class _Run:
             st.last_event = mark
         if self.waiting:
             self._settle_waiting()
+
+    @staticmethod
+    def _retry_record(st: _PodState, recorder: Recorder) -> None:
+        """A new attempt is recorded afresh; an earlier one that preempted (PostFilter
+        nominated a node) is set aside: it says why no node fit before the victims left."""
+        prev = st.attempt
+        keep = prev is not None and bool(prev.nominated_node)
+        recorder.reset_pod(st.qpi.pod.key, keep)
+        if keep:
+            st.preempted = prev
 
     def _pod_group_members(self, st: _PodState) -> list[_PodState] | None:
         """The members a pod-group cycle takes with ``st`` (None: ``st`` is scheduled alone).
@@ -486,7 +500,7 @@ class _Run:
             m.attempts += 1
             m.qpi.attempts += 1
             if self.recorder is not None:
-                self.recorder.reset_pod(m.qpi.pod.key)
+                self._retry_record(m, self.recorder)
         mark = len(self.cluster_events)
         n_evictions = len(self.ctx.evictions)
         first = pods[0]
@@ -660,7 +674,14 @@ class _Run:
         """Results in the queue's order at the end (a group's last failure counts), then pods never queued."""
         for key, st in self.states.items():
             self.results[key] = pod_result(
-                st.qpi.pod, st.attempt, st.victims, st.fwk, st.attempts, self.recorder, self.explain
+                st.qpi.pod,
+                st.attempt,
+                st.victims,
+                st.fwk,
+                st.attempts,
+                self.recorder,
+                self.explain,
+                st.preempted,
             )
             self.results[key].events = st.events
         attempted = sorted(

@@ -200,6 +200,16 @@ def _every_node(what: str) -> serializers.DictField:
     return serializers.DictField(required=False, help_text=f"include=nodes: {what}")
 
 
+class BeforePreemptionSerializer(serializers.Serializer):
+    message = serializers.CharField(
+        help_text="that attempt's FailedScheduling message (0/N nodes are available: ...)"
+    )
+    nominatedNode = serializers.CharField(help_text="the node preemption nominated")
+    nodeSummary = NodeSummarySerializer(help_text="that attempt's node verdicts in brief")
+    filterFailures = _every_node("node → its first failure in that attempt")
+    allFilterFailures = _every_node("node → every failure in that attempt")
+
+
 class ExplanationSerializer(serializers.Serializer):
     pod = serializers.CharField()
     status = serializers.CharField()
@@ -218,6 +228,11 @@ class ExplanationSerializer(serializers.Serializer):
     allFilterFailures = _every_node("node → every failure")
     pluginScores = _every_node("node → plugin → raw, normalized, weighted")
     record = _every_node("extension point → node → plugin → value")
+    beforePreemption = BeforePreemptionSerializer(
+        required=False,
+        help_text="a pod that preempted and was then tried again: the attempt that preempted, "
+        "why no node fit before the victims left",
+    )
     nearest = NearestNodeSerializer(
         many=True,
         required=False,
@@ -230,6 +245,12 @@ class ExplanationSerializer(serializers.Serializer):
         help_text="include=whatif, unschedulable pods: changes that make the pod fit, each "
         "verified by the engine with the active profile, cheapest first (at most 5, one per "
         "kind)",
+    )
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="only when the active profile has extenders, last: one line per extender, "
+        "which the engine never calls (docs/fidelity.md)",
     )
 
 
@@ -416,6 +437,23 @@ class ApplicationSerializer(serializers.ModelSerializer):
     def get_took_effect(self, app: Application) -> bool:
         """False while its ConfigMap is being written or when that failed: history only."""
         return app.configmap_status not in Application.INACTIVE
+
+
+class AppliedSerializer(ApplicationSerializer):
+    """An apply's or a rollback's answer: the application, then what the scheduler now does
+    that no dry-run did."""
+
+    warnings = serializers.SerializerMethodField(
+        help_text="one line per extender of the version now active: the cluster's scheduler "
+        "calls them, the dry-runs (the one the apply rests on too) did not (docs/fidelity.md)"
+    )
+
+    class Meta(ApplicationSerializer.Meta):
+        fields = [*ApplicationSerializer.Meta.fields, "warnings"]
+        read_only_fields = fields
+
+    def get_warnings(self, app: Application) -> list[str]:
+        return profile_services.document_warnings(app.version.document) if app.version else []
 
 
 class DryRunCreateSerializer(serializers.Serializer):
@@ -669,3 +707,8 @@ class CompareSerializer(serializers.Serializer):
     changes = serializers.ListField(child=serializers.DictField())
     changesTruncated = serializers.BooleanField()
     metrics = serializers.ListField(child=serializers.DictField())
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="one line per extender of either run's configuration, once each: neither "
+        "run called them (docs/fidelity.md)",
+    )

@@ -113,7 +113,8 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
                 {"type": "array", "items": {"type": "string", "enum": list(INCLUDE)}},
                 explode=False,
                 description="sections to add (comma-separated): `nodes`, every node's record "
-                "(scores, filterFailures, allFilterFailures, pluginScores, record; megabytes at "
+                "(scores, filterFailures, allFilterFailures, pluginScores, record, and "
+                "beforePreemption's filterFailures, allFilterFailures; megabytes at "
                 "thousands of nodes); `whatif`, the nearest nodes and verified changes of a pod "
                 "that does not fit (computed only when asked). Without it: the verdict, the "
                 "events and nodeSummary.",
@@ -234,11 +235,11 @@ class ClusterViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
         running pods ask for more than allocatable, or claims hold devices for pods now gone."""
         return Response(hardware.inconsistencies(self.get_object()))
 
-    @extend_schema(request=None, responses=s.ApplicationSerializer)
+    @extend_schema(request=None, responses=s.AppliedSerializer)
     @action(detail=True, methods=["post"])
     def rollback(self, request: Request, **kw: Any) -> Response:
         app = profile_services.rollback(self.get_object(), user=request.user)
-        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+        return Response(s.AppliedSerializer(app).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=s.ApplicationSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=StrictLimitOffsetPagination)
@@ -389,7 +390,7 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
         a, b = self.with_other(ProfileVersion.objects.all())
         return Response({"a": a.pk, "b": b.pk, "diff": profile_services.diff_versions(a, b)})
 
-    @extend_schema(request=s.ApplySerializer, responses={201: s.ApplicationSerializer})
+    @extend_schema(request=s.ApplySerializer, responses={201: s.AppliedSerializer})
     @action(detail=True, methods=["post"])
     def apply(self, request: Request, **kw: Any) -> Response:
         version = self.get_object()
@@ -402,7 +403,7 @@ class ProfileVersionViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMix
             dry_run=body.validated_data.get("dry_run"),
             force=body.validated_data["force"],
         )
-        return Response(s.ApplicationSerializer(app).data, status=status.HTTP_201_CREATED)
+        return Response(s.AppliedSerializer(app).data, status=status.HTTP_201_CREATED)
 
 
 class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
@@ -474,7 +475,12 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(detail=True, methods=["get"])
     def compare(self, request: Request, **kw: Any) -> Response:
         a, b = self.with_other(self.get_queryset())
-        return Response(dryrun_services.compare_dry_runs(a, b))
+        # either run's extenders, once each: neither run called them
+        answer = {
+            **dryrun_services.compare_dry_runs(a, b),
+            "warnings": profile_services.run_warnings(a, b),
+        }
+        return Response(answer)
 
 
 __all__ = [

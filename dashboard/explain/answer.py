@@ -21,6 +21,7 @@ __all__ = [
     "IncludeError",
     "all_failures",
     "answer",
+    "engine_warnings",
     "group_rejections",
     "parse_include",
 ]
@@ -101,16 +102,34 @@ def node_summary(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def engine_warnings(result: dict[str, Any]) -> list[str]:
+    """What the engine's run left out of the active profile, one line each: its extenders,
+    never called (worded once by the engine, in the kept result's summary)."""
+    return (result.get("summary") or {}).get("warnings") or []
+
+
 def answer(result: dict[str, Any], include: frozenset[str]) -> dict[str, Any]:
     """The engine's result as the API sends it, with only the sections ``include`` names.
 
-    A bound pod's answer (no engine run) is sent as it is.
+    A bound pod's answer (no engine run) is sent as it is. ``warnings``, last,
+    only when the engine left something out (:func:`engine_warnings`).
     """
     if result.get("status") == "Bound":
         return result
     out = {k: v for k, v in result.items() if k not in NODE_KEYS and k not in WHATIF_KEYS}
     out["nodeSummary"] = node_summary(result)
+    before = result.get("beforePreemption")
+    if before is not None:
+        # the attempt that preempted, in brief as the answer: its node verdicts by reason
+        brief = {k: v for k, v in before.items() if k not in NODE_KEYS}
+        brief["nodeSummary"] = node_summary({**before, "summary": result.get("summary")})
+        if "nodes" in include:
+            brief.update((k, v) for k, v in before.items() if k in NODE_KEYS)
+        out["beforePreemption"] = brief
     for section, keys in (("nodes", NODE_KEYS), ("whatif", WHATIF_KEYS)):
         if section in include:
             out.update((k, result[k]) for k in keys if k in result)
+    warnings = engine_warnings(result)
+    if warnings:
+        out["warnings"] = warnings
     return out

@@ -1,8 +1,8 @@
 """The pod-explanation page's reading of the engine's record.
 
 Turns :func:`~dashboard.explain.live.explain_pod`'s output (message, filterFailures, allFilterFailures,
-pluginScores, victims, nearest, fixes) into what the page shows: rejected
-nodes grouped by reason, feasible nodes ranked with their per-plugin weighted
+pluginScores, victims, beforePreemption, nearest, fixes) into what the page shows: rejected
+nodes grouped by reason (and, for a pod that preempted, those of the attempt that preempted), feasible nodes ranked with their per-plugin weighted
 scores, the preemption picture with PDBs, and what would make it fit: the
 engine's nearest nodes and verified changes (scheduler_engine.whatif).
 """
@@ -49,6 +49,11 @@ class Explanation:
     fixes: list[dict[str, Any]] = field(default_factory=list)
     # DRA devices the engine allocated for a scheduled pod: [{claim, allocation, ...}]
     allocations: list[dict[str, Any]] = field(default_factory=list)
+    # a pod that preempted, then was tried again: the attempt that preempted, why no
+    # node fit before the victims left (its message, its rejected nodes by reason)
+    before_message: str = ""
+    before_groups: list[dict[str, Any]] = field(default_factory=list)
+    before_rejected: int = 0
 
 
 def _selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
@@ -98,6 +103,11 @@ def read_explanation(cluster: Cluster, pod: Pod, result: dict[str, Any]) -> Expl
     ex.feasible = len(scores)
     ex.ranked, ex.chart = _ranked(scores, result.get("pluginScores") or {})
     ex.allocations = list(result.get("allocations") or [])
+    before = result.get("beforePreemption")
+    if before:
+        ex.before_message = before.get("message") or ""
+        ex.before_groups = _groups(all_failures(before))
+        ex.before_rejected = sum(g["count"] for g in ex.before_groups)
 
     victims = result.get("victims") or []
     if victims:

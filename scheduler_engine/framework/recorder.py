@@ -127,7 +127,7 @@ class Recorder:
     (:meth:`pod_record`) or the node is recorded again (:meth:`filter_values`).
     """
 
-    __slots__ = ("_lazy", "data", "lazy")
+    __slots__ = ("_kept", "_lazy", "data", "lazy")
 
     LAZY = True
 
@@ -135,6 +135,7 @@ class Recorder:
         self.data: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         self.lazy = self.LAZY if lazy is None else lazy
         self._lazy: dict[str, LazyFilters] = {}
+        self._kept: dict[str, tuple[dict[str, Any], LazyFilters | None]] = {}
 
     def pod(self, pod_key: str) -> dict[str, dict[str, dict[str, Any]]]:
         return self.data.setdefault(pod_key, {})
@@ -145,10 +146,26 @@ class Recorder:
     def get(self, pod_key: str, point: str) -> dict[str, dict[str, Any]]:
         return (self.pod_record(pod_key) or {}).get(point, {})
 
-    def reset_pod(self, pod_key: str) -> None:
-        """Forget a pod's earlier attempt (a retried pod is explained by its last attempt)."""
-        self.data.pop(pod_key, None)
-        self._lazy.pop(pod_key, None)
+    def reset_pod(self, pod_key: str, keep: bool = False) -> None:
+        """Forget a pod's earlier attempt (a retried pod is explained by its last attempt);
+        ``keep``: set it aside as it is, its filter pass unbuilt, for :meth:`kept_record`
+        (in place of any attempt set aside before)."""
+        rec = self.data.pop(pod_key, None)
+        block = self._lazy.pop(pod_key, None)
+        if keep and rec is not None:
+            self._kept[pod_key] = (rec, block)
+
+    def kept_record(self, pod_key: str) -> dict[str, dict[str, dict[str, Any]]] | None:
+        """The attempt last set aside by :meth:`reset_pod`, every node's filter entry
+        built (None: none was)."""
+        kept = self._kept.get(pod_key)
+        if kept is None:
+            return None
+        rec, block = kept
+        if block is not None:
+            block.build(rec.get("filter", {}))
+            self._kept[pod_key] = (rec, None)
+        return rec
 
     def lazy_filters(self, pod_key: str, block: LazyFilters) -> dict[str, Any]:
         """Start keeping a filter pass as ``block``; the pod's ``"filter"`` entries,

@@ -129,3 +129,26 @@ def test_the_node_summary_counts_every_node_and_samples_each_reason(viewer, demo
     assert sum(g["count"] for g in summary["rejections"]) == summary["rejected"]
     counts = [g["count"] for g in summary["rejections"]]
     assert counts == sorted(counts, reverse=True)
+
+
+def test_a_preempting_pod_keeps_why_no_node_fit_before_its_victims_left(viewer, demo_cluster):
+    url = f"/api/v1/clusters/{demo_cluster.pk}/pods/ml-training/gpt-finetune-worker-0/explanation/"
+    brief = viewer.get(url).json()
+    assert brief["victims"] == ["ml-training/experiment-7-worker-0"]
+    # the last attempt, on the nominated node, fit: it rejected no node
+    assert brief["nodeSummary"]["rejected"] == 0
+    before = brief["beforePreemption"]
+    failed = [e["message"] for e in brief["events"] if e["reason"] == "FailedScheduling"]
+    assert before["message"] == failed[0] and before["message"].startswith(
+        "0/20 nodes are available: "
+    )
+    assert before["nominatedNode"] == "h100-a-1"
+    summary = before["nodeSummary"]
+    assert summary["nodes"] == 20 and summary["rejected"] == 20
+    assert summary["feasible"] == 0 and summary["topScored"] == []
+    assert "filterFailures" not in before and "allFilterFailures" not in before
+    full = viewer.get(url + "?include=nodes").json()["beforePreemption"]
+    assert full["nodeSummary"] == summary and len(full["allFilterFailures"]) == 20
+    for g in summary["rejections"]:
+        for n in g["nodes"]:
+            assert n["failures"] == full["allFilterFailures"][n["name"]]

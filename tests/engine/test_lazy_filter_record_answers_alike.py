@@ -35,14 +35,14 @@ POD = make_pod("p").pod()
 
 @pytest.fixture
 def dropped(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The pods whose lazily kept filter pass a retry dropped before it was built."""
+    """The pods whose lazily kept filter pass a retry dropped (or set aside) before it was built."""
     out: list[str] = []
     reset = Recorder.reset_pod
 
-    def reset_pod(self: Recorder, pod_key: str) -> None:
+    def reset_pod(self: Recorder, pod_key: str, keep: bool = False) -> None:
         if pod_key in self._lazy:
             out.append(pod_key)
-        reset(self, pod_key)
+        reset(self, pod_key, keep)
 
     monkeypatch.setattr(Recorder, "reset_pod", reset_pod)
     yield out

@@ -83,3 +83,14 @@ def test_a_repeated_event_says_how_often_and_when_last(demo, viewer):
     )
     page = viewer.get("/clusters/demo/pods/ml-training/bad-request-16gpu/").content.decode()
     assert "seen 15 times, last 3\xa0minutes ago" in page
+
+
+def test_a_preempting_pod_shows_why_no_node_fit_before_its_victims_left(demo, viewer):
+    fragment = viewer.get(
+        "/clusters/demo/pods/ml-training/gpt-finetune-worker-0/explanation/"
+    ).content.decode()
+    assert 'id="before-preemption"' in fragment
+    assert "Before preemption: rejected nodes (20)" in fragment
+    assert "0/20 nodes are available: " in fragment
+    assert "<details" in fragment and "Insufficient nvidia.com/gpu" in fragment
+    assert "ml-training/experiment-7-worker-0" in fragment

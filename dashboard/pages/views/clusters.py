@@ -25,6 +25,7 @@ from dashboard.dryruns.models import ProfileVersion
 from dashboard.dryruns.services.errors import BadInput
 from dashboard.dryruns.services.pod_dry_run import start_pod_dry_run
 from dashboard.explain import live
+from dashboard.explain.answer import engine_warnings
 from dashboard.explain.events import event_rows
 from dashboard.explain.orphans import orphans_of_pod, unschedulable, update_settings
 from dashboard.explain.pending_reasons import pending_reasons
@@ -231,6 +232,7 @@ def pod_explanation_fragment(
             "events": events,
             "pending_reasons": reasons,
             "orphans": orphans_of_pod(cluster, row) if not row.node_name else [],
+            "warnings": engine_warnings(result),
             # what would make it fit: a second request, so the verdict never waits for it
             "fit_url": reverse("pages:pod-explanation-fit", args=[cluster.name, namespace, pod])
             if explanation.status == "Unschedulable"

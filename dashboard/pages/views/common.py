@@ -73,7 +73,8 @@ def confirm_change(
     **context: Any,
 ) -> HttpResponse:
     """The page that confirms an apply or a rollback: the diff from the version active
-    (``before``) to ``version`` (None: no profile), and whatever ``context`` adds."""
+    (``before``) to ``version`` (None: no profile), the extenders of ``version`` that the
+    scheduler will call and no dry-run did, and whatever ``context`` adds."""
     diff = profile_services.diff_documents(
         before.document if before else "",
         version.document if version else "",
@@ -90,6 +91,7 @@ def confirm_change(
             "before": before,
             "version": version,
             "lines": diff_lines(diff),
+            "warnings": profile_services.document_warnings(version.document) if version else [],
             **context,
         },
     )

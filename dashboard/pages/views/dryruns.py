@@ -212,6 +212,8 @@ def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
         "run": run,
         "baseline": baseline,
         "waiting": [r for r in (baseline, run) if not r.finished],
+        # either run's extenders, once each: neither run called them
+        "warnings": profile_services.run_warnings(run, baseline),
     }
     if not context["waiting"]:
         page_no = int_param(request.GET.get("page"), 1) or 1
