@@ -30,12 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import ClusterState
-from .config import (
-    DEFAULT_CAPABILITIES,
-    SchedulerConfig,
-    extender_warnings,
-    load_config,
-)
+from .config import SchedulerConfig, extender_warnings, load_config
 from .controllers import emulate_controllers
 from .errors import InputError
 from .framework.handle import SimulationContext
@@ -346,8 +341,7 @@ def simulate_colliding(
         )
     registry = registry or default_registry()
     if config is None:
-        caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-        config = load_config(None, capabilities=caps, feature_gates=feature_gates)
+        config = load_config(None, feature_gates=feature_gates, **registry.config_kwargs())
     if len(config.profiles) < 2:
         raise InputError(
             "needs at least two profiles (two schedulerNames) to collide, got "

@@ -2,7 +2,8 @@
 
 Only the gates that change what the engine does are known; their v1.36
 defaults are :data:`scheduler_engine.config.FEATURE_GATES`.  A gate that
-needs another (upstream's feature dependencies) cannot be on without it.
+needs another (upstream's feature dependencies) cannot be on without it, and
+a gate upstream locks to its default cannot be set to anything else.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .errors import InputError
 
 __all__ = [
     "DEPENDENCIES",
+    "LOCKED",
     "parse_feature_gate_overrides",
     "parse_feature_gates",
     "resolve_feature_gates",
@@ -25,6 +27,9 @@ DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
     "TopologyAwareWorkloadScheduling": ("GenericWorkload",),
     "WorkloadAwarePreemption": ("GangScheduling",),
 }
+
+# the gates locked to their v1.36 default (pkg/features/kube_features.go, LockToDefault: true)
+LOCKED: frozenset[str] = frozenset({"DynamicResourceAllocation"})
 
 
 def parse_feature_gates(text: str, *, field: str = "--feature-gates") -> dict[str, bool]:
@@ -53,13 +58,21 @@ def parse_feature_gate_overrides(text: str, *, field: str = "--feature-gates") -
 def resolve_feature_gates(
     gates: Mapping[str, bool] | None, *, field: str = "featureGates"
 ) -> dict[str, bool]:
-    """Every known gate's value: the defaults overridden by ``gates``, dependencies checked."""
+    """Every known gate's value: the defaults overridden by ``gates``, locks and dependencies
+    checked."""
     out = dict(FEATURE_GATES)
     for name, on in (gates or {}).items():
         if name not in FEATURE_GATES:
             raise InputError(f"unrecognized feature gate: {name}", field=field)
         if not isinstance(on, bool):
             raise InputError(f"invalid value of {name}: must be true or false", field=field)
+        if name in LOCKED and on != FEATURE_GATES[name]:
+            raise InputError(
+                # Go's %v of a bool
+                f"cannot set feature gate {name} to {str(on).lower()}, "
+                f"feature is locked to {str(FEATURE_GATES[name]).lower()}",
+                field=field,
+            )
         out[name] = on
     for name, needs in DEPENDENCIES.items():
         if out[name]:

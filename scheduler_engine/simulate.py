@@ -18,12 +18,7 @@ from typing import Any
 from . import podgroup_preemption as wap
 from .cascade import CascadeTracker
 from .cluster import ClusterState
-from .config import (
-    DEFAULT_CAPABILITIES,
-    SchedulerConfig,
-    extender_warnings,
-    load_config,
-)
+from .config import SchedulerConfig, extender_warnings, load_config
 from .controllers import emulate_controllers
 from .framework.handle import WaitingPod
 from .framework.interfaces import QueuedPodInfo
@@ -172,8 +167,7 @@ def simulate(
     t0 = time.perf_counter()
     registry = registry or default_registry()
     if config is None:
-        caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-        config = load_config(None, capabilities=caps, feature_gates=feature_gates)
+        config = load_config(None, feature_gates=feature_gates, **registry.config_kwargs())
     emulated = None
     if controllers:
         cluster, emulated = emulate_controllers(cluster)

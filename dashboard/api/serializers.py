@@ -707,3 +707,8 @@ class CompareSerializer(serializers.Serializer):
     changes = serializers.ListField(child=serializers.DictField())
     changesTruncated = serializers.BooleanField()
     metrics = serializers.ListField(child=serializers.DictField())
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="one line per extender of either run's configuration, once each: neither "
+        "run called them (docs/fidelity.md)",
+    )

@@ -475,7 +475,12 @@ class DryRunViewSet(Base, mixins.ListModelMixin, mixins.RetrieveModelMixin):
     @action(detail=True, methods=["get"])
     def compare(self, request: Request, **kw: Any) -> Response:
         a, b = self.with_other(self.get_queryset())
-        return Response(dryrun_services.compare_dry_runs(a, b))
+        # either run's extenders, once each: neither run called them
+        answer = {
+            **dryrun_services.compare_dry_runs(a, b),
+            "warnings": profile_services.run_warnings(a, b),
+        }
+        return Response(answer)
 
 
 __all__ = [

@@ -15,7 +15,6 @@ a warm copy. How the change check works: ``docs/explanations.md``.
 
 from __future__ import annotations
 
-import functools
 import gc
 import logging
 import threading
@@ -346,14 +345,14 @@ def forget(cluster_id: int | None = None) -> None:
             _entries.pop(cluster_id, None)
 
 
-@functools.lru_cache(maxsize=16)
 def active_config(cluster: Cluster) -> SchedulerConfig:
     """The configuration the engine explains with: the active profile, else upstream's defaults."""
     return _config(active_document(cluster))
 
 
 def _config(document: str | None) -> SchedulerConfig:
-    # versions are immutable, so the active document's parse can be reused
+    # parsed on each call (nothing caches it), under the deployment's gates and plugins as
+    # they are now: the answers worked out with it are what is kept, per document
     if document:
         return parse_config(document)
     return default_engine_config() if conf.feature_gates() else default_config()

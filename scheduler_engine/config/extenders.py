@@ -1,10 +1,11 @@
-"""What a dry-run leaves out of a configuration: its scheduler extenders.
+"""What the engine leaves out of a configuration: its scheduler extenders.
 
 kube-scheduler calls each extender of a ``KubeSchedulerConfiguration`` over
 HTTP (its ``filterVerb``, ``prioritizeVerb``, ``preemptVerb``, ``bindVerb``,
 for the pods that ask for one of its ``managedResources``).  The engine
-accepts and validates them as upstream does but calls none: a dry-run shows
-what the plugins decide without them, and says so in one line per extender.
+accepts and validates them as upstream does but calls none: a dry-run, a live
+pod's explanation or an apply shows what the plugins decide without them, and
+says so in one line per extender (worded to be true in each of those places).
 """
 
 from __future__ import annotations
@@ -42,5 +43,5 @@ def _warning(ext: Mapping[str, Any]) -> str:
     url = ext.get("urlPrefix") or "(no urlPrefix)"
     return (
         f"extender {url} ({what}) is not called: "
-        "this dry-run shows what the profiles' plugins decide without it"
+        "Schedlab's answer shows what the profile's plugins decide without it"
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cluster import ClusterState
-from ..config import DEFAULT_CAPABILITIES, SchedulerConfig, load_config
+from ..config import SchedulerConfig, load_config
 from ..framework.registry import Registry, default_registry
 from ..objects import Node, Pod, parse_node, parse_pod
 from ..objects.owners import owner_of
@@ -73,8 +73,7 @@ class Scheduling:
         """``run`` with ``config`` (default: upstream's profile, as ``simulate`` loads it)."""
         registry = registry or default_registry()
         if config is None:
-            caps = {**DEFAULT_CAPABILITIES, **registry.capabilities()}
-            config = load_config(None, capabilities=caps, feature_gates=feature_gates)
+            config = load_config(None, feature_gates=feature_gates, **registry.config_kwargs())
         return cls(config, registry, seed, run)
 
     def schedule(self, cluster: ClusterState) -> SimulationResult:

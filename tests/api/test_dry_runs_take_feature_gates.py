@@ -48,6 +48,11 @@ def post(client, cluster, **extra: Any):
         ("GenericWorkload=yes", "invalid value of GenericWorkload=yes"),
         ("GenericWorkload", "missing bool value for GenericWorkload"),
         ("Gangs=true", "unrecognized feature gate: Gangs"),
+        (
+            {"DynamicResourceAllocation": False},
+            "cannot set feature gate DynamicResourceAllocation to false, feature is locked to true",
+        ),
+        ("DynamicResourceAllocation=false", "feature is locked to true"),
     ],
 )
 def test_a_bad_gate_is_a_400_naming_feature_gates(operator, gates, says):

@@ -17,8 +17,8 @@ HAMI = {
 }
 WARNING = (
     "extender http://hami-scheduler.kube-system:443 (filter, bind; managedResources "
-    "nvidia.com/gpu) is not called: this dry-run shows what the profiles' plugins decide "
-    "without it"
+    "nvidia.com/gpu) is not called: Schedlab's answer shows what the profile's plugins "
+    "decide without it"
 )
 HEAD = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 WITH_EXTENDER = yaml.safe_dump({**HEAD, "extenders": [HAMI]})

@@ -18,7 +18,6 @@ def gangs_cluster(db):
 
 @override_settings(SCHEDLAB_FEATURE_GATES=GATES)
 def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gangs_cluster):
-    live.active_config.cache_clear()
     r = viewer.get(f"/api/v1/clusters/{gangs_cluster.pk}/gangs/")
     assert r.status_code == 200, r.content
     by_name = {g["name"]: g for g in r.json()}
@@ -40,7 +39,6 @@ def test_pending_gangs_list_what_fits_and_what_blocks(viewer, gangs_cluster):
 
 
 def test_unknown_gangs_and_bad_parameters(viewer, gangs_cluster):
-    live.active_config.cache_clear()
     base = f"/api/v1/clusters/{gangs_cluster.pk}/gangs"
     # without the gates native groups are not gangs: the engine places pods one by one
     assert viewer.get(f"{base}/").json() == []
@@ -69,7 +67,6 @@ DEMO_GATES = "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadSche
 @override_settings(SCHEDLAB_FEATURE_GATES=DEMO_GATES)
 def test_the_demo_shows_a_gang_that_fits_and_two_that_are_blocked(viewer, demo_cluster):
     live.forget()
-    live.active_config.cache_clear()
     try:
         r = viewer.get(f"/api/v1/clusters/{demo_cluster.pk}/gangs/")
         assert r.status_code == 200, r.content

@@ -1,10 +1,15 @@
-"""The active profile's extenders are never called: explanations and applies say so too."""
+"""The active profile's extenders are never called: explanations, applies and compares say so
+too."""
 
 from __future__ import annotations
 
+from dashboard.cluster.models import Cluster
 from dashboard.cluster.services.clusters import ensure_snapshot_cluster
 from dashboard.cluster.services.snapshots import import_objects
+from dashboard.dryruns.models import DryRun
+from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.profiles import apply_version, create_profile
+from dashboard.dryruns.services.runner import run_dry_run
 from dashboard.explain import live
 from tests.api.test_extenders_are_said_to_be_left_out import OBJECTS, PLAIN, WARNING, WITH_EXTENDER
 from tests.engine.builders import make_pod
@@ -56,9 +61,36 @@ def test_an_apply_and_a_rollback_answer_what_the_scheduler_now_calls(admin):
     assert history and all("warnings" not in a for a in history)
 
 
-def test_the_schema_documents_both_fields(viewer):
+def finished_runs(cluster: Cluster) -> list[DryRun]:
+    """Finished dry-runs on the cluster of a configuration without extenders, of one with HAMi's
+    and of upstream's defaults."""
+    hami = create_profile(name="hami", document=WITH_EXTENDER, cluster=cluster)
+    runs = [
+        create_dry_run(cluster, source="snapshot", snapshot=OBJECTS, **config)
+        for config in ({"inline_config": PLAIN}, {"profile_version": hami}, {})
+    ]
+    for run in runs:
+        run_dry_run(run.pk)
+    return runs
+
+
+def test_a_compare_answers_either_runs_extenders_once(viewer):
+    plain, edited, default = finished_runs(ensure_snapshot_cluster("ext", "test"))
+
+    def compare(a, b) -> dict:
+        r = viewer.get(f"/api/v1/dry-runs/{a.pk}/compare/?other={b.pk}")
+        assert r.status_code == 200, r.content
+        return r.json()
+
+    for a, b in ((edited, plain), (plain, edited), (edited, edited)):
+        body = compare(a, b)
+        assert body["warnings"] == [WARNING] and list(body)[-1] == "warnings"
+    assert compare(plain, default)["warnings"] == []
+
+
+def test_the_schema_documents_the_fields(viewer):
     schemas = viewer.get("/api/v1/schema/?format=json").json()["components"]["schemas"]
-    for name in ("Explanation", "Applied"):
+    for name in ("Explanation", "Applied", "Compare"):
         field = schemas[name]["properties"]["warnings"]
         assert field["type"] == "array" and field["items"]["type"] == "string", name
     assert "warnings" not in schemas["Application"]["properties"]

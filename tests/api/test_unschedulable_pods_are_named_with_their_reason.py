@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dashboard.dryruns.services.profiles import apply_version, create_profile
 from dashboard.explain import live
 from tests.support.orphan_cluster import EXPECTED, make_orphan_cluster
 
@@ -11,7 +12,6 @@ from tests.support.orphan_cluster import EXPECTED, make_orphan_cluster
 @pytest.fixture
 def orphan_cluster(db):
     live.forget()
-    live.active_config.cache_clear()
     yield make_orphan_cluster()
     live.forget()
 
@@ -31,6 +31,19 @@ def test_each_orphan_is_listed_with_its_reason_and_field(viewer, orphan_cluster)
     fields = {o["pod"]: o["field"] for o in body["orphans"]}
     assert fields["ml/native"] == "spec.schedulingGroup.podGroupName"
     assert fields["ml/cosched"] == "metadata.labels[scheduling.x-k8s.io/pod-group]"
+
+
+def test_the_served_schedulers_follow_each_apply(viewer, orphan_cluster):
+    url = f"/api/v1/clusters/{orphan_cluster.pk}/unschedulable/"
+    assert viewer.get(url).json()["profiles"] == ["default-scheduler"]
+    volcano = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: volcano\n"
+    )
+    apply_version(orphan_cluster, create_profile(name="volcano", document=volcano), force=True)
+    body = viewer.get(url).json()
+    assert body["profiles"] == ["volcano"]
+    assert "ml/volcano-job" not in {o["pod"] for o in body["orphans"]}
 
 
 def test_declaring_a_scheduler_and_a_gate_controller_clears_their_pods(operator, orphan_cluster):

@@ -27,7 +27,7 @@ def test_typing_an_extender_shows_the_warning_and_removing_it_clears_it(page, de
     set_document(page, BIN_PACKING_CONFIG + EXTENDERS)
     expect(page.locator("#warnings .warning")).to_have_text(
         "extender http://hami-scheduler:443 (filter; managedResources nvidia.com/gpu) is not "
-        "called: this dry-run shows what the profiles' plugins decide without it"
+        "called: Schedlab's answer shows what the profile's plugins decide without it"
     )
     expect(page.locator("#validation .valid")).to_be_visible()
 

@@ -28,12 +28,12 @@ HAMI = {
 SCORER = {"urlPrefix": "http://scorer:8080", "prioritizeVerb": "prioritize", "weight": 2}
 HAMI_LINE = (
     "extender http://hami-scheduler.kube-system:443 (filter, bind; managedResources "
-    "nvidia.com/gpu, nvidia.com/gpumem) is not called: this dry-run shows what the "
-    "profiles' plugins decide without it"
+    "nvidia.com/gpu, nvidia.com/gpumem) is not called: Schedlab's answer shows what "
+    "the profile's plugins decide without it"
 )
 SCORER_LINE = (
-    "extender http://scorer:8080 (prioritize) is not called: this dry-run shows what the "
-    "profiles' plugins decide without it"
+    "extender http://scorer:8080 (prioritize) is not called: Schedlab's answer shows what "
+    "the profile's plugins decide without it"
 )
 
 

@@ -20,10 +20,8 @@ def _text(html: str) -> str:
 @pytest.fixture
 def gangs(db):
     live.forget()
-    live.active_config.cache_clear()
     yield make_gang_cluster()
     live.forget()
-    live.active_config.cache_clear()
 
 
 @override_settings(SCHEDLAB_FEATURE_GATES=GATES)

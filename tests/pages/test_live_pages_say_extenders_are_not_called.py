@@ -9,6 +9,7 @@ from dashboard.dryruns.services.profiles import apply_version, create_profile
 from dashboard.dryruns.services.runner import run_dry_run
 from dashboard.explain import live
 from tests.api.test_extenders_are_said_to_be_left_out import OBJECTS, PLAIN, WITH_EXTENDER
+from tests.api.test_live_answers_say_extenders_are_not_called import finished_runs
 from tests.pages.conftest import login_as
 from tests.pages.test_extenders_are_said_to_be_left_out import EMPTY, SHOWN
 
@@ -26,15 +27,7 @@ def test_the_pod_page_shows_the_active_profiles_extenders(db):
 
 
 def test_the_compare_page_shows_either_runs_extenders_once(db):
-    cluster = ensure_snapshot_cluster("ext", "test")
-    hami = create_profile(name="hami", document=WITH_EXTENDER, cluster=cluster)
-    runs = [
-        create_dry_run(cluster, source="snapshot", snapshot=OBJECTS, **config)
-        for config in ({"inline_config": PLAIN}, {"profile_version": hami}, {})
-    ]
-    for run in runs:
-        run_dry_run(run.pk)
-    plain, edited, default = runs
+    plain, edited, default = finished_runs(ensure_snapshot_cluster("ext", "test"))
     client = login_as("viewer")
     page = client.get(f"/dry-runs/{edited.pk}/compare/{plain.pk}/").content.decode()
     assert "Placement changes" in page and page.count(SHOWN) == 1

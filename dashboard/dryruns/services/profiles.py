@@ -93,11 +93,16 @@ def document_warnings(text: str) -> list[str]:
         return []
 
 
-def run_warnings(run: DryRun) -> list[str]:
-    """:func:`document_warnings` of the run's configuration (upstream's default has none)."""
-    if run.profile_version_id is not None:
-        return document_warnings(run.profile_version.document)
-    return document_warnings(run.inline_config)
+def run_warnings(*runs: DryRun) -> list[str]:
+    """:func:`document_warnings` of the runs' configurations, each line once (upstream's
+    default has none)."""
+    lines: list[str] = []
+    for run in runs:
+        if run.profile_version_id is not None:
+            lines += document_warnings(run.profile_version.document)
+        else:
+            lines += document_warnings(run.inline_config)
+    return list(dict.fromkeys(lines))
 
 
 def parse_config(

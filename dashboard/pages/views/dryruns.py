@@ -213,11 +213,7 @@ def dryrun_compare(request: HttpRequest, pk: int, other: int) -> HttpResponse:
         "baseline": baseline,
         "waiting": [r for r in (baseline, run) if not r.finished],
         # either run's extenders, once each: neither run called them
-        "warnings": list(
-            dict.fromkeys(
-                profile_services.run_warnings(run) + profile_services.run_warnings(baseline)
-            )
-        ),
+        "warnings": profile_services.run_warnings(run, baseline),
     }
     if not context["waiting"]:
         page_no = int_param(request.GET.get("page"), 1) or 1

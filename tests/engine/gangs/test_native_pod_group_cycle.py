@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scheduler_engine.cli import main
+from scheduler_engine.config import FEATURE_GATES
+from scheduler_engine.features import LOCKED, parse_feature_gates
 from tests.engine.builders import make_node, make_pod
 from tests.engine.gangs.helpers import (
     GANG_GATES,
@@ -245,6 +247,11 @@ def test_without_constraints_placements_change_nothing() -> None:
             "GenericWorkload=yes",
             "--feature-gates: invalid value of GenericWorkload=yes, err: invalid syntax",
         ),
+        (
+            "DynamicResourceAllocation=false",
+            "--feature-gates: cannot set feature gate DynamicResourceAllocation to false, "
+            "feature is locked to true",
+        ),
     ],
 )
 def test_bad_feature_gates_exit_2(flag: str, error: str, tmp_path, capsys) -> None:
@@ -252,6 +259,13 @@ def test_bad_feature_gates_exit_2(flag: str, error: str, tmp_path, capsys) -> No
     snap.write_text("apiVersion: v1\nkind: List\nitems: []\n")
     assert main(["simulate", "--snapshot", str(snap), "--feature-gates", flag]) == 2
     assert capsys.readouterr().err.strip() == error
+
+
+def test_a_locked_gate_may_be_set_to_its_locked_value() -> None:
+    assert LOCKED.issubset(FEATURE_GATES)
+    for name in LOCKED:
+        value = str(FEATURE_GATES[name]).lower()
+        assert parse_feature_gates(f"{name}={value}") == FEATURE_GATES
 
 
 def test_pod_level_preemption_shows_the_gangs_it_broke() -> None:
