@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.test import override_settings
 
 from dashboard.dryruns.models import DryRun
+from dashboard.dryruns.services.compact import compact_result
 from dashboard.dryruns.services.dryruns import create_dry_run
 from dashboard.dryruns.services.results import read_results
 from dashboard.dryruns.services.runner import run_dry_run
@@ -44,3 +45,19 @@ def test_runs_too_large_to_explain_go_on_without_the_record(demo_cluster):
     results = read_results(run, 0, run.result_count)
     assert results and all("scores" not in r for r in results)
     assert "SCHEDLAB_DRYRUN_EXPLAIN_MAX_PAIRS=5" in run.summary["explainSkipped"]
+
+
+def test_the_attempt_that_preempted_keeps_only_each_nodes_first_failure():
+    fail = {"plugin": "NodeResourcesFit", "reason": "Insufficient cpu"}
+    before = {
+        "message": "0/1 nodes are available: 1 Insufficient cpu.",
+        "nominatedNode": "n1",
+        "filterFailures": {"n1": fail},
+        "allFilterFailures": {"n1": [fail]},
+    }
+    r = compact_result({"status": "Scheduled", "node": "n1", "beforePreemption": before})
+    assert r["beforePreemption"] == {
+        "message": "0/1 nodes are available: 1 Insufficient cpu.",
+        "nominatedNode": "n1",
+        "filterFailures": {"n1": fail},
+    }

@@ -25,6 +25,9 @@ def compact_result(r: dict[str, Any], top: int | None = None) -> dict[str, Any]:
     """Drop the raw record and all but the best ``top`` nodes' (and the chosen one's) scores."""
     r.pop("record", None)
     r.pop("allFilterFailures", None)
+    before = r.get("beforePreemption")
+    if before is not None:  # the attempt that preempted: its first failures, as above
+        before.pop("allFilterFailures", None)
     scores = r.get("scores")
     if scores:
         keep = top if top is not None else conf.explain_top_nodes()
