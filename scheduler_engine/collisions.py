@@ -256,7 +256,7 @@ class _Run:
                 # the pod fails on the node: its own cache drops it after the lag too
                 self._send(cycle, [i], False, pod, att.node)
         else:
-            msg = att.fit_error.error() if att.fit_error is not None else att.message
+            msg = att.failure_message
             status = {
                 AttemptStatus.UNSCHEDULABLE: "Unschedulable",
                 AttemptStatus.ERROR: "Error",

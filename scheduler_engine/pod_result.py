@@ -35,7 +35,7 @@ def pod_result(
     if status == STATUS_SCHEDULED:
         message = f"Successfully assigned {pod.namespace}/{pod.name} to {att.node}"
     else:
-        message = _failure_message(att)
+        message = att.failure_message
     # a pending pod reports the nomination it ends with (its status.nominatedNodeName):
     # one from the input snapshot stays when PostFilter leaves it alone, and another
     # pod's preemption may have cleared it.  A bound pod reports none: v1.36 clears
@@ -80,11 +80,6 @@ def pod_result(
     return r
 
 
-def _failure_message(att: Attempt) -> str:
-    """A failed attempt's ``FailedScheduling`` message (upstream ``FitError.Error()``)."""
-    return att.fit_error.error() if att.fit_error is not None else att.message
-
-
 def _before_preemption(
     recorder: Recorder, pod_key: str, preempted: Attempt, fwk: Framework
 ) -> dict[str, Any] | None:
@@ -94,7 +89,7 @@ def _before_preemption(
         return None
     ff, allff = _node_failures(kept, preempted, fwk)
     return {
-        "message": truncate_message(_failure_message(preempted)),
+        "message": truncate_message(preempted.failure_message),
         "nominatedNode": preempted.nominated_node,
         "filterFailures": ff,
         "allFilterFailures": allff,

@@ -593,9 +593,7 @@ class _Run:
             assert att.node is not None
             event = ev.scheduled(pod, att.node)
         else:
-            event = ev.failed_scheduling(
-                att.fit_error.error() if att.fit_error is not None else att.message
-            )
+            event = ev.failed_scheduling(att.failure_message)
         st.events.append(event)
         self.stream.append({"pod": pod.key, **event})
         if not self.explain:

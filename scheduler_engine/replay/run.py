@@ -95,7 +95,7 @@ class _Run:
         self.ctx.cluster.pods.pop()
         if att.status == AttemptStatus.ERROR:
             self.errors += 1
-        msg = att.message or (att.fit_error.error() if att.fit_error is not None else "")
+        msg = att.failure_message
         self.failures[msg] += 1
         return False
 

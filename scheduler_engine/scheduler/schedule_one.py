@@ -107,6 +107,11 @@ class Attempt:
     # failed): upstream's handleBindingCycleError treats this as an assigned pod's delete
     forgotten: bool = False
 
+    @property
+    def failure_message(self) -> str:
+        """A failed attempt's ``FailedScheduling`` message (upstream ``FitError.Error()``)."""
+        return self.fit_error.error() if self.fit_error is not None else self.message
+
     def compact(self) -> None:
         """Once the attempt is final, drop what only an explanation reads: the status
         of every node (the FitError keeps its message and histograms) and the cycle
