@@ -25,6 +25,7 @@ from typing import Any
 
 from ..documents import parse_documents
 from ..errors import ConfigError, InputError
+from ..features import resolve_feature_gates
 from .defaults import (
     API_VERSION,
     DEFAULT_CAPABILITIES,
@@ -76,8 +77,12 @@ def load_config(
 ) -> SchedulerConfig:
     """The resolved configuration, or :class:`ConfigError` for the first problem.
 
-    ``feature_gates`` (every gate's value, see :mod:`scheduler_engine.features`)
-    decide the default plugins, as kube-scheduler's ``--feature-gates`` does.
+    ``feature_gates`` (gate → value, over v1.36's defaults) decide the default
+    plugins, as kube-scheduler's ``--feature-gates`` does, and are checked as it
+    checks them (:func:`scheduler_engine.features.resolve_feature_gates`): an
+    unknown gate, a value other than a bool, a gate without the one it needs or a
+    locked gate set against its value is an :class:`InputError` naming
+    ``feature_gates``.
 
     ``source`` is a path to a YAML/JSON file, an already parsed document, or
     None for upstream's default configuration (one ``default-scheduler``
@@ -86,6 +91,8 @@ def load_config(
     ``args_checks`` are the args checks of plugins that bring their own
     (``Registry.args_checks()``): plugin name -> check.
     """
+    if feature_gates is not None:
+        feature_gates = resolve_feature_gates(feature_gates, field="feature_gates")
     doc, label = _read(source, file)
     errors, cfg = _run(
         doc, capabilities, label, stop_early=True, args_checks=args_checks, gates=feature_gates

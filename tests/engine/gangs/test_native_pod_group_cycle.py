@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from scheduler_engine.cli import main
-from scheduler_engine.config import FEATURE_GATES
+from scheduler_engine.cluster import build_cluster
+from scheduler_engine.config import FEATURE_GATES, load_config
+from scheduler_engine.errors import InputError
 from scheduler_engine.features import LOCKED, parse_feature_gates
+from scheduler_engine.simulate import simulate
 from tests.engine.builders import make_node, make_pod
 from tests.engine.gangs.helpers import (
     GANG_GATES,
@@ -266,6 +269,40 @@ def test_a_locked_gate_may_be_set_to_its_locked_value() -> None:
     for name in LOCKED:
         value = str(FEATURE_GATES[name]).lower()
         assert parse_feature_gates(f"{name}={value}") == FEATURE_GATES
+
+
+@pytest.mark.parametrize(
+    ("gates", "error"),
+    [
+        ({"Bogus": True}, "unrecognized feature gate: Bogus"),
+        ({"GenericWorkload": "yes"}, "invalid value of GenericWorkload: must be true or false"),
+        (
+            {"GangScheduling": True},
+            "feature gate GangScheduling is enabled but depends on GenericWorkload, which is disabled",
+        ),
+        (
+            {"DynamicResourceAllocation": False},
+            "cannot set feature gate DynamicResourceAllocation to false, feature is locked to true",
+        ),
+    ],
+)
+def test_the_python_entry_points_check_gates_as_the_flag_does(
+    gates: dict[str, object], error: str
+) -> None:
+    for call in (
+        lambda: load_config(None, feature_gates=gates),
+        lambda: simulate(build_cluster([]), feature_gates=gates),
+    ):
+        with pytest.raises(InputError) as exc:
+            call()
+        assert (exc.value.field, exc.value.message) == ("feature_gates", error)
+
+
+def test_gates_already_resolved_are_taken_as_they_are() -> None:
+    resolved = parse_feature_gates("GenericWorkload=true,GangScheduling=true")
+    twice = load_config(None, feature_gates=resolved)
+    assert dict(twice.feature_gates) == resolved
+    assert twice.profiles == load_config(None, feature_gates=GANG_GATES).profiles
 
 
 def test_pod_level_preemption_shows_the_gangs_it_broke() -> None:
