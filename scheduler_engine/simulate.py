@@ -452,10 +452,12 @@ class _Run:
 
     @staticmethod
     def _retry_record(st: _PodState, recorder: Recorder) -> None:
-        """A new attempt is recorded afresh; an earlier one that preempted (PostFilter
-        nominated a node) is set aside: it says why no node fit before the victims left."""
+        """A new attempt is recorded afresh; an earlier one that preempted (no node fit and
+        PostFilter nominated one) is set aside: it says why no node fit before the victims
+        left. A group member that fit and waited on another's preemption is nominated too,
+        but preempted nothing."""
         prev = st.attempt
-        keep = prev is not None and bool(prev.nominated_node)
+        keep = prev is not None and prev.fit_error is not None and bool(prev.nominated_node)
         recorder.reset_pod(st.qpi.pod.key, keep)
         if keep:
             st.preempted = prev

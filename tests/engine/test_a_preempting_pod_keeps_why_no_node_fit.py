@@ -17,7 +17,9 @@ import pytest
 
 from scheduler_engine import build_cluster, simulate
 from scheduler_engine.framework.recorder import LazyFilters, Recorder
-from tests.engine.builders import make_node, make_pod
+from tests.engine.builders import cluster_objects, make_node, make_pod
+from tests.engine.gangs import test_coscheduling as cosched
+from tests.engine.gangs.helpers import GANG_GATES, member, native_pod_group
 from tests.engine.randomgen import random_cluster
 
 
@@ -119,3 +121,51 @@ def test_failures_shared_by_nodes_rejected_alike_are_each_nodes_own(seed: int) -
         assert all(r.filter_failures[n] == f[0] for n, f in every.items())
         seen += len(every)
     assert seen
+
+
+# -- members of a group ------------------------------------------------------------------
+
+INSUFFICIENT = {"plugin": "NodeResourcesFit", "reason": "Insufficient cpu"}
+NO_ROOM = "0/2 nodes are available: 2 Insufficient cpu."
+
+
+def _gang(low_on: list[int], coscheduling: bool) -> dict[str, dict[str, Any]]:
+    """Two 3-cpu members of one gang over two 4-cpu nodes; a 3-cpu low-priority pod
+    runs on each node of ``low_on``."""
+    objs = [make_node(f"n{i}").cap(cpu="4", memory="8Gi").zone("z1") for i in range(2)]
+    objs += [make_pod(f"low{i}").req(cpu="3").priority(1).node(f"n{i}") for i in low_on]
+    if coscheduling:
+        gang = [m.priority(100) for m in cosched.members("g", 2)]
+        cluster = build_cluster(cluster_objects(*objs, *gang, cosched.pod_group("g", 2)))
+        doc = simulate(cluster, cosched.CONFIG, registry=cosched.REGISTRY, explain=True)
+    else:
+        gang = [member(f"g-{i}", "g").req(cpu="3").priority(100) for i in range(2)]
+        cluster = build_cluster(cluster_objects(*objs, *gang, native_pod_group("g", 2)))
+        doc = simulate(cluster, feature_gates=GANG_GATES, explain=True)
+    return {r["pod"]: r for r in doc.to_dict()["results"]}
+
+
+@pytest.mark.parametrize("coscheduling", [False, True])
+def test_each_member_that_preempted_keeps_its_own_attempt(coscheduling: bool) -> None:
+    rs = _gang([0, 1], coscheduling)
+    for i in range(2):
+        r = rs[f"default/g-{i}"]
+        assert (r["status"], r["node"], r["victims"]) == ("Scheduled", f"n{i}", [f"default/low{i}"])
+        before = r["beforePreemption"]
+        assert before["message"] == r["events"][0]["message"] == NO_ROOM
+        assert before["nominatedNode"] == f"n{i}"
+        assert before["filterFailures"] == {"n0": INSUFFICIENT, "n1": INSUFFICIENT}
+
+
+@pytest.mark.parametrize("coscheduling", [False, True])
+def test_a_member_that_fit_and_waited_on_the_others_preemption_preempted_nothing(
+    coscheduling: bool,
+) -> None:
+    rs = _gang([1], coscheduling)
+    waited, preempted = rs["default/g-0"], rs["default/g-1"]
+    assert (waited["status"], waited["node"], waited["victims"]) == ("Scheduled", "n0", [])
+    # a native group nominates it to the node it fit while the other's victims leave
+    assert "beforePreemption" not in waited
+    assert preempted["victims"] == ["default/low1"]
+    assert preempted["beforePreemption"]["message"] == NO_ROOM
+    assert preempted["beforePreemption"]["nominatedNode"] == "n1"
