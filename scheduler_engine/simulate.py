@@ -424,10 +424,7 @@ class _Run:
     def _attempt(self, st: _PodState) -> None:
         """One scheduling attempt of one pod, and what it changes for the others."""
         pod = st.qpi.pod
-        st.attempts += 1
-        st.qpi.attempts += 1
-        if self.recorder is not None:
-            self._retry_record(st, self.recorder)
+        self._begin_attempt(st)
         # events during the attempt count for its retry (upstream's in-flight events):
         # a preemptor's own victims re-queue it, in the next round, after the pods
         # still waiting in this one, and in priority order with every other pod
@@ -450,15 +447,19 @@ class _Run:
         if self.waiting:
             self._settle_waiting()
 
-    @staticmethod
-    def _retry_record(st: _PodState, recorder: Recorder) -> None:
-        """A new attempt is recorded afresh; an earlier one that preempted (no node fit and
-        PostFilter nominated one) is set aside: it says why no node fit before the victims
-        left. A group member that fit and waited on another's preemption is nominated too,
-        but preempted nothing."""
+    def _begin_attempt(self, st: _PodState) -> None:
+        """Counts a new attempt of ``st``, alone or in its pod group. Explained, the attempt
+        is recorded afresh; an earlier one that preempted (no node fit and PostFilter
+        nominated one) is set aside: it says why no node fit before the victims left. A
+        group member that fit and waited on another's preemption is nominated too, but
+        preempted nothing."""
+        st.attempts += 1
+        st.qpi.attempts += 1
+        if self.recorder is None:
+            return
         prev = st.attempt
         keep = prev is not None and prev.fit_error is not None and bool(prev.nominated_node)
-        recorder.reset_pod(st.qpi.pod.key, keep)
+        self.recorder.reset_pod(st.qpi.pod.key, keep)
         if keep:
             st.preempted = prev
 
@@ -499,10 +500,7 @@ class _Run:
         assert self.group_sched is not None
         pods = [m.qpi.pod for m in members]
         for m in members:
-            m.attempts += 1
-            m.qpi.attempts += 1
-            if self.recorder is not None:
-                self._retry_record(m, self.recorder)
+            self._begin_attempt(m)
         mark = len(self.cluster_events)
         n_evictions = len(self.ctx.evictions)
         first = pods[0]
