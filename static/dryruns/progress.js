@@ -72,9 +72,12 @@
     panel.appendChild(note);
   }
 
+  // the state read on (re)connect was read before any message that overtook it:
+  // once the run is shown finished, an older "running" must not bring it back
   async function catchUp(panel) {
     try {
-      show(panel, await live.fetchJSON(panel.dataset.api), false);
+      const state = await live.fetchJSON(panel.dataset.api);
+      if (!panel.dataset.done) show(panel, state, false);
     } catch (_) { /* the socket's next message will do */ }
   }
 
@@ -99,17 +102,20 @@
     const id = el.dataset.runStatus;
     if (watched.has(id) || FINISHED.has(el.dataset.status)) continue;
     watched.add(id);
+    let ended = false;
+    const follow = (status) => {
+      if (ended) return; // a finished run's status is final (see catchUp)
+      badges(id, status);
+      if (FINISHED.has(status)) {
+        ended = true;
+        socket.close();
+      }
+    };
     const socket = live.dryRun(id, {
-      onProgress(msg) {
-        badges(id, msg.status);
-        if (FINISHED.has(msg.status)) socket.close();
-      },
+      onProgress(msg) { follow(msg.status); },
       onOpen() {
         el.dataset.connected = "1";
-        live.fetchJSON(el.dataset.api).then((state) => {
-          badges(id, state.status);
-          if (FINISHED.has(state.status)) socket.close();
-        }).catch(() => {});
+        live.fetchJSON(el.dataset.api).then((state) => follow(state.status)).catch(() => {});
       },
     });
   }
