@@ -275,13 +275,14 @@ def render_replay_table(doc: dict[str, Any]) -> str:
 
 
 def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    errors = validate_config(args.file, **_config_kwargs(args))
+    kwargs = _config_kwargs(args)  # the plugins are loaded once, for both steps
+    errors = validate_config(args.file, **kwargs)
     if errors:
         for e in errors:
             err.write(e.one_line() + "\n")
         return EXIT_BAD_INPUT
     out.write(f"{args.file}: valid\n")
-    _warn(load_config(args.file, **_config_kwargs(args)).source, err)
+    _warn(load_config(args.file, **kwargs).source, err)
     return 0
 
 
