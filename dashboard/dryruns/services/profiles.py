@@ -82,7 +82,7 @@ def validate_document(text: str, prefix: str = "document") -> list[ConfigProblem
 def document_warnings(text: str) -> list[str]:
     """What a dry-run of the document leaves out: one line per extender it declares.
 
-    None for a document that does not parse (its errors say enough).
+    Empty for a document that does not parse (its errors say enough).
     """
     # most documents never name extenders: skip parsing them (the run list asks per run)
     if "extenders" not in text:
